@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config/index.js';
+import type { Database } from './db/database.js';
+import type { Clock } from './lib/clock.js';
+import type { KeyCache } from './platform/auth/key-cache.js';
+import { adminRoutes } from './platform/admin/routes.js';
+import { healthRoutes } from './platform/http/health.js';
+import { installPlatform } from './platform/install.js';
+import type { JobRunner } from './platform/jobs/runner.js';
+import { installOpenApi } from './platform/openapi/index.js';
+import type { RateLimitStore } from './platform/rate-limit/store.js';
+import { createTenantAdmin } from './platform/tenants/service.js';
+import { crmModule } from './services/crm/index.js';
+import type { ServiceDeps, ServiceModule } from './services/module.js';
+
+/** Every service, in the order its migrations run. Adding a service is one line here. */
+export const serviceModules: ServiceModule<any>[] = [crmModule];
+
+export interface AppDeps {
+  database: Database;
+  clock: Clock;
+  keyCache: KeyCache;
+  rateLimitStore: RateLimitStore | undefined;
+  jobs: JobRunner;
+  logger: FastifyBaseLogger;
+}
+
+const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // One line per request is written by the platform's onResponse hook instead.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const sent = request.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
+    },
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  });
+
+  installPlatform(app, {
+    db: deps.database.db,
+    clock: deps.clock,
+    keyCache: deps.keyCache,
+    rateLimitStore: deps.rateLimitStore,
+    adminToken: config.adminToken,
+  });
+  await installOpenApi(app, config.publicBaseUrl);
+
+  await app.register(healthRoutes(() => deps.database.ping()));
+
+  if (config.adminToken) {
+    const admin = createTenantAdmin({ db: deps.database.db, clock: deps.clock });
+    await app.register(adminRoutes({ admin, keyCache: deps.keyCache }), { prefix: '/admin/v1' });
+  }
+
+  const serviceDeps: ServiceDeps = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, publicBaseUrl: config.publicBaseUrl };
+  for (const module of serviceModules) {
+    await app.register(module.routes(module.create(serviceDeps)), { prefix: `/api/v1/services/${module.id}` });
+  }
+
+  return app;
+}

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { pgliteDialect } from './pglite-dialect.js';
+import type { PlatformTables } from './types.js';
+
+export type Db = Kysely<PlatformTables>;
+
+/** One dedicated database session: scripts (several statements) and single queries. */
+export interface Session {
+  exec(script: string): Promise<void>;
+  query<Row>(statement: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface Database {
+  db: Db;
+  backend: 'pglite' | 'postgres';
+  /** Hands a callback exclusive use of one session for scripts (migrations, locks). */
+  withSession<T>(work: (session: Session) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  /** Where the embedded database keeps its files; undefined keeps it in memory (tests). */
+  dataDir: string | undefined;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+}
+
+async function openPostgres(connectionString: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // An idle client losing its server connection must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    backend: 'postgres',
+    async withSession(work) {
+      const client = await pool.connect();
+      try {
+        return await work({
+          async exec(script) {
+            await client.query(script);
+          },
+          async query<Row>(statement: string, params: unknown[] = []) {
+            return (await client.query(statement, params)).rows as Row[];
+          },
+        });
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+  let releaseLock = () => {};
+  let pgdata: string | undefined;
+  if (dataDir) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    releaseLock = lockDataDir(dataDir);
+    pgdata = path.join(dataDir, 'pgdata');
+  }
+  const client = pgdata ? new PGlite(pgdata) : new PGlite();
+  await client.waitReady;
+  const db = new Kysely<PlatformTables>({ dialect: pgliteDialect(client) });
+  return {
+    db,
+    backend: 'pglite',
+    async withSession(work) {
+      // Borrow the one session through Kysely so no request query can interleave.
+      return db.connection().execute(() =>
+        work({
+          async exec(script) {
+            await client.exec(script);
+          },
+          async query<Row>(statement: string, params: unknown[] = []) {
+            return (await client.query<Row>(statement, params)).rows;
+          },
+        }),
+      );
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      await client.close();
+      releaseLock();
+    },
+  };
+}
+
+/**
+ * The embedded database is one process's files: a second process opening them would
+ * corrupt them. A lock file with the owner's pid keeps a second server or the admin CLI out.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'embedded-db.lock');
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner)) {
+        throw new EmbeddedDatabaseBusyError(dataDir, owner);
+      }
+      fs.rmSync(lockPath, { force: true }); // left behind by a process that died
+    }
+  }
+  throw new EmbeddedDatabaseBusyError(dataDir, undefined);
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class EmbeddedDatabaseBusyError extends Error {
+  constructor(dataDir: string, ownerPid: number | undefined) {
+    super(
+      `The embedded database in ${dataDir} is in use by another process${ownerPid ? ` (pid ${ownerPid})` : ''}. ` +
+        'Stop that process first, or run against PostgreSQL with DATABASE_URL so several processes can share it.',
+    );
+  }
+}

@@ -1,0 +1,123 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { DataEnvelope, IdParams, Nullable, Timestamp, Uuid } from '../http/schemas.js';
+import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
+import type { KeyCache } from '../auth/key-cache.js';
+import type { TenantAdmin } from '../tenants/service.js';
+
+const Tenant = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp });
+
+const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test keys see only test data; live keys only live data.' });
+
+const ApiKey = Type.Object({
+  id: Uuid,
+  tenant_id: Uuid,
+  mode: Mode,
+  name: Nullable(Type.String()),
+  key_prefix: Type.String({ description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
+  scopes: Type.Array(Type.String()),
+  rate_limit_per_minute: Type.Integer(),
+  created_at: Timestamp,
+  revoked_at: Nullable(Timestamp),
+});
+
+const CreatedApiKey = Type.Object({
+  id: Uuid,
+  key: Type.String({ description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
+  mode: Mode,
+  scopes: Type.Array(Type.String()),
+  rate_limit_per_minute: Type.Integer(),
+  name: Nullable(Type.String()),
+  created_at: Timestamp,
+});
+
+const TenantParams = Type.Object({ tenant_id: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
+
+/** Operator API under /admin/v1, mounted only when ADMIN_TOKEN is set. */
+export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {
+  return async function registerAdminRoutes(app: FastifyInstance): Promise<void> {
+    const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['Operator'];
+
+    routes.post('/tenants', {
+      schema: {
+        operationId: 'adminCreateTenant',
+        summary: 'Create a tenant',
+        tags,
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) }, { additionalProperties: false }),
+        response: { 201: DataEnvelope(Tenant) },
+      },
+      handler: async (request, reply) => {
+        reply.code(201);
+        return { data: await deps.admin.createTenant(request.body.name) };
+      },
+    });
+
+    routes.post('/tenants/:tenant_id/api-keys', {
+      schema: {
+        operationId: 'adminCreateApiKey',
+        summary: 'Create an API key for a tenant',
+        description: 'The reply holds the whole secret once; store it, it cannot be shown again.',
+        tags,
+        params: TenantParams,
+        body: Type.Object(
+          {
+            mode: Mode,
+            scopes: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100, examples: [['service.forms.view', 'service.forms.manage']] }),
+            rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 })),
+            name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: DataEnvelope(CreatedApiKey) },
+      },
+      handler: async (request, reply) => {
+        const { key, secret } = await deps.admin.createApiKey(request.params.tenant_id, request.body);
+        reply.code(201);
+        return {
+          data: {
+            id: key.id,
+            key: secret,
+            mode: key.mode,
+            scopes: key.scopes,
+            rate_limit_per_minute: key.rate_limit_per_minute,
+            name: key.name,
+            created_at: key.created_at,
+          },
+        };
+      },
+    });
+
+    routes.get('/tenants/:tenant_id/api-keys', {
+      schema: {
+        operationId: 'adminListApiKeys',
+        summary: "List a tenant's API keys (never their secrets)",
+        tags,
+        params: TenantParams,
+        querystring: ListQuery({}),
+        response: { 200: ListEnvelope(ApiKey) },
+      },
+      handler: async (request) => {
+        const { rows, total } = await deps.admin.listApiKeys(request.params.tenant_id, request.query);
+        return toPage(rows, total, request.query);
+      },
+    });
+
+    routes.delete('/api-keys/:id', {
+      schema: {
+        operationId: 'adminRevokeApiKey',
+        summary: 'Revoke an API key',
+        description: 'Refused at once by this process and within 5 seconds by every other API process.',
+        tags,
+        params: IdParams,
+        response: { 200: DataEnvelope(ApiKey) },
+      },
+      handler: async (request) => {
+        const key = await deps.admin.revokeApiKey(request.params.id);
+        deps.keyCache.evictKey(key.id);
+        return { data: key };
+      },
+    });
+  };
+}

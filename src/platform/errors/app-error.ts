@@ -1,0 +1,29 @@
+import { ERROR_STATUS, type ErrorCode } from './codes.js';
+
+/** One entry of `error.details`: which input, what kind of problem, in words. */
+export interface ErrorDetail {
+  path: string;
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+/** The only error type business code throws; the error handler turns it into the reply. */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} not found.`);
+}

@@ -1,0 +1,27 @@
+import type { AuthenticatedKey } from '../auth/key-cache.js';
+import type { IdempotencyReservation } from '../idempotency/store.js';
+
+/** Per-route settings the platform reads from `config` when a route is registered or called. */
+export interface PlatformRouteConfig {
+  /** The scope a key needs; every route under /api/v1/services must name one. */
+  scope?: string;
+  /** Honour `Idempotency-Key` (on by default for POST and PATCH under /api/v1/services). */
+  idempotent?: boolean;
+  /** Marks the route as scheduled for removal: adds Deprecation and Sunset headers. */
+  deprecated?: { since: string; sunset: string };
+  /** Operator routes under /admin/v1 authenticate with ADMIN_TOKEN instead of an API key. */
+  admin?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends PlatformRouteConfig {}
+
+  interface FastifyRequest {
+    /** Set once the API key is authenticated. */
+    auth: AuthenticatedKey | undefined;
+    /** Set when this request holds an Idempotency-Key reservation. */
+    idempotency: IdempotencyReservation | undefined;
+    /** Read once per request from the injected clock. */
+    startedAt: Date;
+  }
+}

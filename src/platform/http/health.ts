@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../errors/app-error.js';
+
+const Status = Type.Object({ status: Type.String() });
+
+/** Probes without authentication: /healthz says the process runs, /readyz that the database answers. */
+export function healthRoutes(ping: () => Promise<void>) {
+  return async function registerHealthRoutes(app: FastifyInstance): Promise<void> {
+    app.get('/healthz', {
+      schema: { operationId: 'healthz', summary: 'Liveness: the process is running', tags: ['Operations'], security: [], response: { 200: Status } },
+      handler: async () => ({ status: 'ok' }),
+    });
+
+    app.get('/readyz', {
+      schema: {
+        operationId: 'readyz',
+        summary: 'Readiness: the database answers',
+        tags: ['Operations'],
+        security: [],
+        response: { 200: Status },
+      },
+      handler: async (request) => {
+        try {
+          await ping();
+        } catch (error) {
+          request.log.warn({ err: error }, 'readiness check failed');
+          throw new AppError('service_unavailable', 'The database is not reachable.');
+        }
+        return { status: 'ready' };
+      },
+    });
+  };
+}

@@ -1,0 +1,51 @@
+import { Type, type TSchema } from 'typebox';
+
+/** The one error body; referenced by every operation's error responses. */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable machine-readable code, e.g. validation_failed.' }),
+      message: Type.String({ description: 'Human-readable explanation.' }),
+      details: Type.Array(
+        Type.Object(
+          {
+            path: Type.String({ description: 'Field the problem is about, e.g. line_items[0].amount.' }),
+            code: Type.String({ description: 'Kind of problem, e.g. required, invalid_type, unknown_field.' }),
+            message: Type.String(),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  },
+  {
+    $id: 'ErrorResponse',
+    title: 'ErrorResponse',
+    examples: [
+      {
+        error: {
+          code: 'validation_failed',
+          message: 'The request is not valid; see details.',
+          details: [{ path: 'email', code: 'invalid_format', message: 'email is not a valid email.' }],
+        },
+      },
+    ],
+  },
+);
+
+export const ErrorRef = Type.Unsafe<unknown>({ $ref: 'ErrorResponse#' });
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-21T09:30:00.000Z'] });
+
+export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export function DataEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ data: item });
+}
+
+/** Path parameters named `id`: any string, so a malformed id is a 404, not a 400. */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) }, { additionalProperties: false });

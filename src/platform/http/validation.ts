@@ -1,0 +1,23 @@
+import { Ajv, type Options } from 'ajv';
+import { default as addFormatsModule } from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+
+// ajv-formats is CommonJS: under NodeNext its function is the `default` of the module object.
+const addFormats = addFormatsModule.default;
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, removeAdditional: false, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * JSON bodies are validated as sent: no type coercion, so `null` or `"12"` never
+ * silently become `""` or `12`. Query strings, path params and headers arrive as
+ * text, so there numbers and booleans are coerced.
+ */
+export function installValidation(app: FastifyInstance): void {
+  const bodyAjv = makeAjv({ coerceTypes: false });
+  const textAjv = makeAjv({ coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import { createAdminTokenCheck } from './auth/admin-token.js';
+import { authenticate, authorize } from './auth/authenticate.js';
+import type { KeyCache } from './auth/key-cache.js';
+import { installErrorHandling, sendError } from './errors/handler.js';
+import { AppError } from './errors/app-error.js';
+import { RouteIndex } from './http/route-index.js';
+import { ErrorResponse, ErrorRef } from './http/schemas.js';
+import { installValidation } from './http/validation.js';
+import { installIdempotency } from './idempotency/hooks.js';
+import { createRateLimiter } from './rate-limit/enforce.js';
+import type { RateLimitStore } from './rate-limit/store.js';
+import type { PlatformRouteConfig } from './http/fastify-types.js';
+
+export const PUBLIC_API_PREFIX = '/api/v1/services/';
+export const ADMIN_API_PREFIX = '/admin/v1/';
+
+export interface PlatformDeps {
+  db: Db;
+  clock: Clock;
+  keyCache: KeyCache;
+  rateLimitStore: RateLimitStore | undefined;
+  adminToken: string | undefined;
+}
+
+/**
+ * Installs the shared v1 conventions on the root instance, before any route exists:
+ * validation, the error shape, request ids, API-key auth, scopes, rate limits,
+ * idempotency, deprecation headers, OpenAPI annotations and one log line per request.
+ */
+export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
+  const routeIndex = new RouteIndex();
+  installValidation(app);
+  installErrorHandling(app, routeIndex);
+  app.addSchema(ErrorResponse);
+
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('idempotency', undefined);
+  app.decorateRequest('startedAt', undefined as unknown as Date);
+
+  app.addHook('onRoute', (route) => {
+    routeIndex.add(route.method, route.url);
+    annotateRoute(route);
+  });
+
+  const enforceRateLimit = createRateLimiter(deps.rateLimitStore, app.log);
+  const checkAdminToken = deps.adminToken ? createAdminTokenCheck(deps.adminToken) : undefined;
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = deps.clock.now();
+    reply.header('Service-Request-Id', request.id);
+    const config = request.routeOptions.config;
+
+    if (config.admin) {
+      if (!checkAdminToken) throw new AppError('not_found', 'The operator API is disabled.');
+      checkAdminToken(request);
+      return;
+    }
+    if (config.scope === undefined) return;
+
+    const key = await authenticate(request, deps.keyCache);
+    request.auth = key;
+    await enforceRateLimit(key, reply, request.startedAt.getTime());
+    authorize(key, config.scope);
+    if (config.deprecated) setDeprecationHeaders(reply, config.deprecated);
+  });
+
+  installIdempotency(app, deps.db);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        tenant_id: request.auth?.tenantId,
+        mode: request.auth?.mode,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+}
+
+export { sendError };
+
+/**
+ * Public API routes must name their scope; the platform adds what every such route
+ * shares to its schema: the security requirement, the error responses and the
+ * deprecation flag, so the OpenAPI document tells the truth without repetition.
+ */
+function annotateRoute(route: RouteOptions): void {
+  const config = (route.config ?? {}) as PlatformRouteConfig;
+  const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
+  const methods = [route.method].flat();
+
+  if (route.url.startsWith(PUBLIC_API_PREFIX)) {
+    if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);
+    if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
+    const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
+    if (config.idempotent === undefined) route.config = { ...config, idempotent: mutates };
+    schema.security = [{ apiKey: [config.scope] }];
+    addErrorResponses(schema, {
+      400: 'Invalid input: validation_failed, invalid_json.',
+      401: 'Missing, malformed, unknown or revoked API key: unauthorized.',
+      403: 'The key lacks the scope: insufficient_scope.',
+      404: 'Unknown id, or a row of another tenant or mode: not_found.',
+      429: 'Over the per-key rate limit: rate_limited (see Retry-After).',
+      ...(mutates ? { 409: 'Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource.' } : {}),
+      ...(methods.includes('POST') || methods.includes('PATCH') || methods.includes('PUT')
+        ? { 413: 'Body too large: payload_too_large.', 415: 'Body is not JSON: unsupported_media_type.' }
+        : {}),
+    });
+    if (config.deprecated) schema.deprecated = true;
+  } else if (route.url.startsWith(ADMIN_API_PREFIX)) {
+    route.config = { ...config, admin: true };
+    schema.security = [{ adminToken: [] }];
+    addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
+  }
+}
+
+function addErrorResponses(schema: { response?: Record<string, unknown> }, errors: Record<number, string | undefined>): void {
+  schema.response ??= {};
+  for (const [status, description] of Object.entries(errors)) {
+    if (description === undefined) continue;
+    schema.response[status] ??= { ...ErrorRef, description };
+  }
+}
+
+function setDeprecationHeaders(reply: import('fastify').FastifyReply, deprecated: { since: string; sunset: string }): void {
+  // RFC 9745: a Structured Field Date (@ Unix seconds); RFC 8594: an HTTP-date.
+  reply.header('Deprecation', `@${Math.floor(Date.parse(deprecated.since) / 1000)}`);
+  reply.header('Sunset', new Date(deprecated.sunset).toUTCString());
+}

@@ -1,0 +1,209 @@
+import { hostname } from 'node:os';
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/database.js';
+import type { Mode } from '../../db/types.js';
+import { addMilliseconds, type Clock, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+
+export interface ClaimedJob {
+  id: string;
+  kind: string;
+  tenantId: string | null;
+  mode: Mode | null;
+  payload: Record<string, unknown>;
+  attempts: number;
+  maxAttempts: number;
+  runAt: Date;
+}
+
+/** Return `{ rescheduleAt }` to run the same job again later (recurring work). */
+export type JobHandler = (job: ClaimedJob, now: Date) => Promise<void | { rescheduleAt: Date }>;
+
+export interface EnqueueInput {
+  kind: string;
+  runAt: Date;
+  payload?: Record<string, unknown>;
+  tenantId?: string;
+  mode?: Mode;
+  /** At most one queued or running job per dedupe key; a second enqueue is ignored. */
+  dedupeKey?: string;
+  maxAttempts?: number;
+}
+
+interface JobRunnerOptions {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  pollIntervalMs?: number;
+  batchSize?: number;
+}
+
+/** How long a claimed job belongs to its worker before another may presume it crashed. */
+const CLAIM_MS = 5 * MINUTE_MS;
+
+/**
+ * Durable background jobs in the `jobs` table. Any number of processes may run a
+ * runner: each claims due rows with FOR UPDATE SKIP LOCKED, so every job runs on one
+ * process at a time, and a crashed worker's jobs are picked up once its claim lapses.
+ */
+export class JobRunner {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: FastifyBaseLogger;
+  readonly #handlers = new Map<string, JobHandler>();
+  readonly #workerId = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  readonly #pollIntervalMs: number;
+  readonly #batchSize: number;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<number> | undefined;
+  #stopped = true;
+
+  constructor(options: JobRunnerOptions) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#pollIntervalMs = options.pollIntervalMs ?? SECOND_MS;
+    this.#batchSize = options.batchSize ?? 20;
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    this.#handlers.set(kind, handler);
+  }
+
+  /** Adds a job; pass a transaction as `db` to enqueue atomically with other writes. */
+  async enqueue(input: EnqueueInput, db: Db = this.#db): Promise<void> {
+    const now = this.#clock.now();
+    await db
+      .insertInto('jobs')
+      .values({
+        kind: input.kind,
+        run_at: input.runAt,
+        payload: JSON.stringify(input.payload ?? {}),
+        tenant_id: input.tenantId ?? null,
+        mode: input.mode ?? null,
+        dedupe_key: input.dedupeKey ?? null,
+        max_attempts: input.maxAttempts ?? 5,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        finished_at: null,
+      })
+      .onConflict((conflict) => conflict.column('dedupe_key').doNothing())
+      .execute();
+  }
+
+  /** Makes sure one instance of a recurring job exists (its handler reschedules it). */
+  ensureRecurring(kind: string, firstRunAt: Date = this.#clock.now()): Promise<void> {
+    return this.enqueue({ kind, runAt: firstRunAt, dedupeKey: `recurring:${kind}` });
+  }
+
+  start(): void {
+    this.#stopped = false;
+    const loop = async () => {
+      if (this.#stopped) return;
+      try {
+        await this.runDue();
+      } catch (error) {
+        this.#log.error({ err: error }, 'job poll failed');
+      }
+      if (!this.#stopped) this.#timer = setTimeout(loop, this.#pollIntervalMs).unref();
+    };
+    this.#timer = setTimeout(loop, 0).unref();
+  }
+
+  /** Stops polling and waits for the batch in hand to finish. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => 0);
+  }
+
+  /** Claims and runs every due job (in batches); returns how many ran. Tests call this directly. */
+  async runDue(): Promise<number> {
+    if (this.#running) return this.#running;
+    this.#running = (async () => {
+      let ran = 0;
+      for (;;) {
+        const batch = await this.#claim();
+        for (const job of batch) await this.#run(job);
+        ran += batch.length;
+        if (batch.length < this.#batchSize) return ran;
+      }
+    })().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #claim(): Promise<ClaimedJob[]> {
+    const kinds = [...this.#handlers.keys()];
+    if (kinds.length === 0) return [];
+    const now = this.#clock.now();
+    const result = await sql<{
+      id: string;
+      kind: string;
+      tenant_id: string | null;
+      mode: Mode | null;
+      payload: Record<string, unknown>;
+      attempts: number;
+      max_attempts: number;
+      run_at: Date;
+    }>`
+      update jobs
+         set status = 'running', attempts = attempts + 1, locked_by = ${this.#workerId},
+             locked_until = ${addMilliseconds(now, CLAIM_MS)}, updated_at = ${now}
+       where id in (
+         select id from jobs
+          where kind = any(${kinds}::text[])
+            and ((status = 'queued' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))
+          order by run_at, id
+          limit ${this.#batchSize}
+          for update skip locked)
+      returning id, kind, tenant_id, mode, payload, attempts, max_attempts, run_at`.execute(this.#db);
+    return result.rows.map((row) => ({
+      id: String(row.id),
+      kind: row.kind,
+      tenantId: row.tenant_id,
+      mode: row.mode,
+      payload: row.payload,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+      runAt: row.run_at,
+    }));
+  }
+
+  async #run(job: ClaimedJob): Promise<void> {
+    const handler = this.#handlers.get(job.kind)!;
+    const mine = () => this.#db.updateTable('jobs').where('id', '=', job.id).where('locked_by', '=', this.#workerId);
+    try {
+      const outcome = await handler(job, this.#clock.now());
+      const now = this.#clock.now();
+      if (outcome?.rescheduleAt) {
+        await mine()
+          .set({ status: 'queued', run_at: outcome.rescheduleAt, attempts: 0, locked_by: null, locked_until: null, updated_at: now })
+          .execute();
+      } else {
+        await mine()
+          .set({ status: 'succeeded', locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now })
+          .execute();
+      }
+    } catch (error) {
+      const now = this.#clock.now();
+      const message = error instanceof Error ? error.message : String(error);
+      this.#log.warn({ err: error, job_id: job.id, job_kind: job.kind, attempt: job.attempts }, 'job failed');
+      if (job.attempts >= job.maxAttempts) {
+        await mine()
+          .set({ status: 'failed', last_error: message, locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now })
+          .execute();
+      } else {
+        const backoffMs = Math.min(HOUR_MS, 10 * SECOND_MS * 2 ** (job.attempts - 1));
+        await mine()
+          .set({ status: 'queued', last_error: message, run_at: addMilliseconds(now, backoffMs), locked_by: null, locked_until: null, updated_at: now })
+          .execute();
+      }
+    }
+  }
+}

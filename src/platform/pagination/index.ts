@@ -1,0 +1,39 @@
+import { Type, type TProperties, type TSchema } from 'typebox';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+/** Deep offsets are slow and a sign of a client looping; cap them well above any real page walk. */
+export const MAX_OFFSET = 10_000_000;
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+const pageProperties = {
+  limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, 1 to 200.' }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Rows to skip.' }),
+};
+
+/** Query schema of a list endpoint: `limit`, `offset` and the endpoint's own filters. */
+export function ListQuery<T extends TProperties>(filters: T) {
+  return Type.Object({ ...pageProperties, ...filters }, { additionalProperties: false });
+}
+
+export const PageMeta = Type.Object({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer({ description: 'Rows matching the filters, over all pages.' }),
+  has_more: Type.Boolean({ description: 'Whether raising offset by limit finds more rows.' }),
+});
+
+export function ListEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), meta: PageMeta });
+}
+
+export function toPage<T>(rows: T[], total: number, page: PageRequest) {
+  return {
+    data: rows,
+    meta: { limit: page.limit, offset: page.offset, total, has_more: page.offset + rows.length < total },
+  };
+}

@@ -1,0 +1,110 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { Redis } from 'ioredis';
+import { buildApp, serviceModules } from './app.js';
+import type { Config, LogLevel } from './config/index.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate, platformMigrations } from './db/migrator.js';
+import { type Clock, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
+import { KeyCache, watchRevocations } from './platform/auth/key-cache.js';
+import { sweepExpired } from './platform/idempotency/store.js';
+import { JobRunner } from './platform/jobs/runner.js';
+import { RedisRateLimitStore, type RateLimitStore } from './platform/rate-limit/store.js';
+import { findApiKeyByHash, findKeysRevokedSince } from './platform/tenants/repository.js';
+
+export interface Runtime {
+  app: FastifyInstance;
+  database: Database;
+  clock: Clock;
+  jobs: JobRunner;
+  keyCache: KeyCache;
+  /** Stops background work, then closes the server, Redis and the database, in that order. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  /** Use this database instead of opening one from the config (tests share one per file). */
+  database?: Database;
+  logger?: FastifyBaseLogger;
+  /** Poll for due jobs in the background (tests call `jobs.runDue()` instead). */
+  startJobs?: boolean;
+}
+
+const IDEMPOTENCY_SWEEP = 'platform.sweep-idempotency-keys';
+
+/** Opens storage, applies migrations and assembles the app with its background work. */
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const clock = options.clock ?? systemClock;
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  try {
+    await migrate(database, [platformMigrations, ...serviceModules.map((module) => ({ owner: module.id, directory: module.migrations }))]);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
+
+  const db = database.db;
+  const keyCache = new KeyCache({
+    load: async (keyHash) => {
+      const row = await findApiKeyByHash(db, keyHash);
+      if (!row || row.revoked_at) return undefined;
+      return { id: row.id, tenantId: row.tenant_id, mode: row.mode, scopes: row.scopes, rateLimitPerMinute: row.rate_limit_per_minute };
+    },
+  });
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false }) : undefined;
+  redis?.on('error', () => {}); // the rate limiter logs failures and falls back per process
+  const rateLimitStore: RateLimitStore | undefined = redis ? new RedisRateLimitStore(redis) : undefined;
+
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const jobs = new JobRunner({ db, clock, log: logger });
+  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger });
+
+  const revocations = watchRevocations({
+    cache: keyCache,
+    findRevokedSince: (since) => findKeysRevokedSince(db, since),
+    onError: (error) => app.log.warn({ err: error }, 'revocation watch failed'),
+  });
+
+  jobs.register(IDEMPOTENCY_SWEEP, async (_job, now) => {
+    const deleted = await sweepExpired(db, now);
+    if (deleted > 0) app.log.info({ deleted }, 'swept expired idempotency keys');
+    return { rescheduleAt: addMilliseconds(now, HOUR_MS) };
+  });
+  await jobs.ensureRecurring(IDEMPOTENCY_SWEEP);
+  if (options.startJobs ?? config.runJobs) jobs.start();
+
+  let closed = false;
+  return {
+    app,
+    database,
+    clock,
+    jobs,
+    keyCache,
+    async close() {
+      if (closed) return;
+      closed = true;
+      revocations.stop();
+      await jobs.stop();
+      await app.close();
+      await rateLimitStore?.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}
+
+/**
+ * One JSON line per event. Nothing logs request headers or bodies; the redaction is
+ * a second fence in case something ever does.
+ */
+export function createLogger(level: LogLevel): FastifyBaseLogger {
+  return pino({
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret', 'token', 'password'],
+      censor: '[redacted]',
+    },
+  });
+}

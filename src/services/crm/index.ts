@@ -1,0 +1,13 @@
+import type { ServiceModule } from '../module.js';
+import { crmRoutes } from './routes.js';
+import { createCrmService, type CrmService } from './service.js';
+
+export type { CrmService } from './service.js';
+
+/** Contacts and companies; other services use `CrmService`, never the crm tables. */
+export const crmModule: ServiceModule<CrmService> = {
+  id: 'crm',
+  migrations: new URL('./migrations/', import.meta.url),
+  create: (deps) => createCrmService(deps),
+  routes: crmRoutes,
+};
