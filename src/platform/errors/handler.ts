@@ -48,7 +48,7 @@ function toAppError(error: FastifyError): AppError {
   const validation = (error as { validation?: AjvIssue[]; validationContext?: string }).validation;
   if (validation) {
     const where = (error as { validationContext?: string }).validationContext ?? 'body';
-    return new AppError('validation_failed', 'The request is not valid; see details.', validation.map((issue) => toDetail(issue, where)));
+    return new AppError('validation_failed', 'The request is not valid; see details.', collapseAlternatives(validation).map((issue) => toDetail(issue, where)));
   }
 
   switch (error.code) {
@@ -73,6 +73,25 @@ function toAppError(error: FastifyError): AppError {
 function codeForClientStatus(status: number): ErrorCode {
   const match = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, value]) => value === status);
   return match?.[0] ?? 'validation_failed';
+}
+
+/**
+ * A field that may be one of several shapes (most often "a string or null") fails each
+ * alternative separately. Report it once: the most telling problem with the value
+ * (its format, length, range), or else one type error naming every accepted type.
+ */
+function collapseAlternatives(issues: AjvIssue[]): AjvIssue[] {
+  const alternativesAt = new Set(issues.filter((issue) => issue.keyword === 'anyOf' || issue.keyword === 'oneOf').map((issue) => issue.instancePath));
+  if (alternativesAt.size === 0) return issues;
+  const kept: AjvIssue[] = [];
+  for (const path of alternativesAt) {
+    const here = issues.filter((issue) => issue.instancePath === path && issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf');
+    const telling = here.find((issue) => issue.keyword !== 'type');
+    const types = [...new Set(here.filter((issue) => issue.keyword === 'type').map((issue) => String(issue.params.type)))];
+    kept.push(telling ?? { instancePath: path, keyword: 'type', params: { type: types.join(' or ') } });
+  }
+  const isInsideAlternative = (issue: AjvIssue) => [...alternativesAt].some((path) => issue.instancePath === path);
+  return [...issues.filter((issue) => !isInsideAlternative(issue)), ...kept];
 }
 
 /** Turns one Ajv issue into `{ path, code, message }` with a path a client can act on. */

@@ -19,5 +19,7 @@ function makeAjv(options: Options): Ajv {
 export function installValidation(app: FastifyInstance): void {
   const bodyAjv = makeAjv({ coerceTypes: false });
   const textAjv = makeAjv({ coerceTypes: 'array' });
+  // JSON is the only body the public API takes; anything else is answered 415.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 }

@@ -1,0 +1,379 @@
+/**
+ * Operator CLI: `npm run admin -- <command>`. Creates tenants and manages their API keys
+ * directly in the database the server uses (same DATABASE_URL / DATA_DIR).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { serviceModules } from '../app.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { EmbeddedDatabaseBusyError, openDatabase } from '../db/database.js';
+import type { Mode } from '../db/types.js';
+import { migrate, platformMigrations } from '../db/migrator.js';
+import { systemClock } from '../lib/clock.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, toPage } from '../platform/pagination/index.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, createTenantAdmin, type ApiKey, type CreateApiKeyInput, type Tenant, type TenantAdmin } from '../platform/tenants/service.js';
+
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const MAX_NAME_LENGTH = 200;
+const MAX_SCOPES = 100;
+const MAX_RATE_LIMIT = 1_000_000;
+
+const USAGE = `Usage: npm run admin -- [--json] <command> [options]
+
+Commands:
+  create-tenant --name <name>
+      Create a tenant and print it (id, name, created_at).
+
+  create-key --tenant <tenant_id> --mode <test|live> --scopes <scopes>
+             [--rate-limit <per_minute>] [--name <label>]
+      Create an API key. The secret is printed once and cannot be shown again.
+      <scopes> is comma-separated: '*', 'service.crm.*' or 'service.crm.view,service.crm.manage'.
+      --rate-limit is requests per minute, 1 to ${MAX_RATE_LIMIT} (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}).
+
+  list-keys --tenant <tenant_id> [--limit <n>] [--offset <n>]
+      List a tenant's API keys, newest first (never their secrets).
+      --limit 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}), --offset 0 or more (default 0).
+
+  revoke-key <key_id>   (or --id <key_id>)
+      Revoke an API key and print it. Revoking twice is harmless.
+
+  help
+      Show this text.
+
+Global options:
+  --json        Print machine-readable JSON on stdout instead of text.
+  -h, --help    Show this text.
+
+Environment (the same as the server's):
+  DATABASE_URL  postgres:// URL of the PostgreSQL database.
+  DATA_DIR      Without DATABASE_URL: folder of the embedded database (default ./data).
+                The embedded database can only be opened by one process: stop the server
+                first, or use the HTTP operator API (ADMIN_TOKEN, /admin/v1) while it runs.
+
+Exit status: 0 success, 1 error, 2 bad usage.
+`;
+
+type Command =
+  | { name: 'help' }
+  | { name: 'create-tenant'; tenantName: string }
+  | { name: 'create-key'; tenantId: string; input: CreateApiKeyInput }
+  | { name: 'list-keys'; tenantId: string; limit: number; offset: number }
+  | { name: 'revoke-key'; keyId: string };
+
+interface Invocation {
+  command: Command;
+  json: boolean;
+}
+
+/** Wrong arguments: reported with a usage hint and exit status 2, before any database work. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    /** Print the whole usage text rather than a one-line hint. */
+    readonly showUsage = false,
+  ) {
+    super(message);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Argument parsing (no database access)
+// ---------------------------------------------------------------------------
+
+const GLOBAL_OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const COMMAND_OPTIONS = {
+  'create-tenant': { name: { type: 'string' } },
+  'create-key': {
+    tenant: { type: 'string' },
+    mode: { type: 'string' },
+    scopes: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    name: { type: 'string' },
+  },
+  'list-keys': { tenant: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
+  'revoke-key': { id: { type: 'string' } },
+  help: {},
+} as const;
+
+type CommandName = keyof typeof COMMAND_OPTIONS;
+
+function isCommandName(value: string): value is CommandName {
+  return Object.hasOwn(COMMAND_OPTIONS, value);
+}
+
+/** Global flags are all booleans, so the command is the first argument not starting with `-`. */
+function parseInvocation(argv: string[]): Invocation {
+  const commandIndex = argv.findIndex((arg) => !arg.startsWith('-'));
+  const rest = commandIndex === -1 ? argv : [...argv.slice(0, commandIndex), ...argv.slice(commandIndex + 1)];
+  const commandName = commandIndex === -1 ? undefined : argv[commandIndex]!;
+
+  if (commandName === undefined) {
+    const { values } = parseOrThrow(rest, GLOBAL_OPTIONS);
+    if (values.help) return { command: { name: 'help' }, json: false };
+    throw new UsageError('no command given.', true);
+  }
+  if (!isCommandName(commandName)) throw new UsageError(`unknown command "${commandName}".`, true);
+
+  const { values, positionals } = parseOrThrow(rest, { ...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[commandName] });
+  const json = values.json === true;
+  if (values.help === true || commandName === 'help') return { command: { name: 'help' }, json };
+  return { command: buildCommand(commandName, values, positionals), json };
+}
+
+type OptionValues = Record<string, string | boolean | undefined>;
+
+function parseOrThrow(args: string[], options: ParseArgsConfig['options']): { values: OptionValues; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
+    return { values: values as OptionValues, positionals };
+  } catch (error) {
+    if (isParseArgsError(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function isParseArgsError(error: unknown): error is Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+function buildCommand(name: CommandName, values: OptionValues, positionals: string[]): Command {
+  if (name === 'revoke-key') return { name, keyId: keyIdArgument(values, positionals) };
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" for ${name}.`);
+  switch (name) {
+    case 'help':
+      return { name };
+    case 'create-tenant':
+      return { name, tenantName: nameOption(values, 'name', true)! };
+    case 'create-key':
+      return {
+        name,
+        tenantId: requiredString(values, 'tenant'),
+        input: {
+          mode: modeOption(values),
+          scopes: scopesOption(values),
+          rate_limit_per_minute: integerOption(values, 'rate-limit', { min: 1, max: MAX_RATE_LIMIT, fallback: DEFAULT_RATE_LIMIT_PER_MINUTE }),
+          name: nameOption(values, 'name', false) ?? null,
+        },
+      };
+    case 'list-keys':
+      return {
+        name,
+        tenantId: requiredString(values, 'tenant'),
+        limit: integerOption(values, 'limit', { min: 1, max: MAX_LIMIT, fallback: DEFAULT_LIMIT }),
+        offset: integerOption(values, 'offset', { min: 0, max: MAX_OFFSET, fallback: 0 }),
+      };
+  }
+}
+
+function keyIdArgument(values: OptionValues, positionals: string[]): string {
+  const given = [...positionals, ...(typeof values.id === 'string' ? [values.id] : [])];
+  if (given.length !== 1) throw new UsageError('revoke-key needs exactly one key id (revoke-key <key_id> or --id <key_id>).');
+  return given[0]!.trim();
+}
+
+function requiredString(values: OptionValues, option: string): string {
+  const value = values[option];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${option} is required.`);
+  return value.trim();
+}
+
+function nameOption(values: OptionValues, option: string, required: boolean): string | undefined {
+  if (!required && values[option] === undefined) return undefined;
+  const value = requiredString(values, option);
+  if (value.length > MAX_NAME_LENGTH) throw new UsageError(`--${option} must be at most ${MAX_NAME_LENGTH} characters.`);
+  return value;
+}
+
+function modeOption(values: OptionValues): Mode {
+  const mode = requiredString(values, 'mode');
+  if (mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be "test" or "live"; got "${mode}".`);
+  return mode;
+}
+
+function scopesOption(values: OptionValues): string[] {
+  const scopes = requiredString(values, 'scopes')
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter((scope) => scope !== '');
+  if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope.');
+  if (scopes.length > MAX_SCOPES) throw new UsageError(`--scopes takes at most ${MAX_SCOPES} scopes.`);
+  return scopes;
+}
+
+function integerOption(values: OptionValues, option: string, range: { min: number; max: number; fallback: number }): number {
+  const value = values[option];
+  if (value === undefined) return range.fallback;
+  const text = String(value).trim();
+  const number = Number(text);
+  if (!/^\d+$/.test(text) || number < range.min || number > range.max) {
+    throw new UsageError(`--${option} must be an integer from ${range.min} to ${range.max}; got "${text}".`);
+  }
+  return number;
+}
+
+// ---------------------------------------------------------------------------
+// Running a command
+// ---------------------------------------------------------------------------
+
+async function runCommand(command: Exclude<Command, { name: 'help' }>, admin: TenantAdmin, json: boolean): Promise<string> {
+  switch (command.name) {
+    case 'create-tenant': {
+      const tenant = await admin.createTenant(command.tenantName);
+      return json ? toJson(tenant) : formatTenant(tenant);
+    }
+    case 'create-key': {
+      const created = await admin.createApiKey(command.tenantId, command.input);
+      return json ? toJson(created) : formatCreatedKey(created.key, created.secret);
+    }
+    case 'list-keys': {
+      const page = { limit: command.limit, offset: command.offset };
+      const { rows, total } = await admin.listApiKeys(command.tenantId, page);
+      return json ? toJson(toPage(rows, total, page)) : formatKeyList(rows, total, page);
+    }
+    case 'revoke-key': {
+      const key = await admin.revokeApiKey(command.keyId);
+      return json ? toJson(key) : `Revoked API key\n${formatKeyFields(key)}`;
+    }
+  }
+}
+
+/** Opens the server's database, brings its schema up to date, runs the command, closes. */
+async function withAdmin<T>(config: Config, work: (admin: TenantAdmin) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(database, [platformMigrations, ...serviceModules.map((module) => ({ owner: module.id, directory: module.migrations }))]);
+    return await work(createTenantAdmin({ db: database.db, clock: systemClock }));
+  } finally {
+    await database.close();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+function fieldLines(fields: [string, string][]): string {
+  const width = Math.max(...fields.map(([label]) => label.length)) + 1;
+  return fields.map(([label, value]) => `  ${`${label}:`.padEnd(width)} ${value}`).join('\n');
+}
+
+function formatTenant(tenant: Tenant): string {
+  return `Created tenant\n${fieldLines([
+    ['id', tenant.id],
+    ['name', tenant.name],
+    ['created_at', tenant.created_at],
+  ])}`;
+}
+
+function formatKeyFields(key: ApiKey): string {
+  return fieldLines([
+    ['id', key.id],
+    ['tenant_id', key.tenant_id],
+    ['mode', key.mode],
+    ['key_prefix', key.key_prefix],
+    ['scopes', key.scopes.join(',')],
+    ['rate_limit', `${key.rate_limit_per_minute}/min`],
+    ['name', key.name ?? '-'],
+    ['created_at', key.created_at],
+    ['revoked_at', key.revoked_at ?? '-'],
+  ]);
+}
+
+function formatCreatedKey(key: ApiKey, secret: string): string {
+  return [
+    'Created API key',
+    formatKeyFields(key),
+    '',
+    'Secret (shown only once; only its hash is stored, so it cannot be shown again):',
+    '',
+    `  ${secret}`,
+  ].join('\n');
+}
+
+const KEY_COLUMNS: { header: string; value: (key: ApiKey) => string }[] = [
+  { header: 'ID', value: (key) => key.id },
+  { header: 'MODE', value: (key) => key.mode },
+  { header: 'PREFIX', value: (key) => key.key_prefix },
+  { header: 'SCOPES', value: (key) => key.scopes.join(',') },
+  { header: 'RATE/MIN', value: (key) => String(key.rate_limit_per_minute) },
+  { header: 'NAME', value: (key) => key.name ?? '-' },
+  { header: 'CREATED_AT', value: (key) => key.created_at },
+  { header: 'REVOKED_AT', value: (key) => key.revoked_at ?? '-' },
+];
+
+function formatKeyList(keys: ApiKey[], total: number, page: { limit: number; offset: number }): string {
+  if (keys.length === 0) return total === 0 ? 'No API keys.' : `No API keys at offset ${page.offset} (${total} in total).`;
+  const table = [KEY_COLUMNS.map((column) => column.header), ...keys.map((key) => KEY_COLUMNS.map((column) => column.value(key)))];
+  const widths = KEY_COLUMNS.map((_, index) => Math.max(...table.map((row) => row[index]!.length)));
+  const lines = table.map((row) => row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd());
+  const shown = `${page.offset + 1}-${page.offset + keys.length} of ${total}`;
+  const more = page.offset + keys.length < total ? ` (next page: --offset ${page.offset + keys.length})` : '';
+  return [...lines, '', `Showing ${shown}${more}.`].join('\n');
+}
+
+// ---------------------------------------------------------------------------
+// Errors and the entry point
+// ---------------------------------------------------------------------------
+
+const HTTP_HINT = [
+  'hint: while the server runs with ADMIN_TOKEN set, the same operations exist over HTTP under /admin/v1',
+  '  (Authorization: Bearer $ADMIN_TOKEN):',
+  '    POST   /admin/v1/tenants                           create-tenant',
+  '    POST   /admin/v1/tenants/{tenant_id}/api-keys      create-key',
+  '    GET    /admin/v1/tenants/{tenant_id}/api-keys      list-keys',
+  '    DELETE /admin/v1/api-keys/{id}                     revoke-key',
+].join('\n');
+
+/** Writes what went wrong to stderr and returns the exit status. */
+function reportError(error: unknown): number {
+  if (error instanceof UsageError) {
+    const help = error.showUsage ? `\n${USAGE}` : 'Run "npm run admin -- help" for usage.\n';
+    process.stderr.write(`error: ${error.message}\n${help}`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof AppError) {
+    const details = error.details.map((detail) => `  - ${detail.message}\n`).join('');
+    process.stderr.write(`error: ${error.message}\n${details}`);
+    return EXIT_FAILURE;
+  }
+  if (error instanceof EmbeddedDatabaseBusyError) {
+    process.stderr.write(`error: ${error.message}\n${HTTP_HINT}\n`);
+    return EXIT_FAILURE;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    return EXIT_FAILURE;
+  }
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT_FAILURE;
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const { command, json } = parseInvocation(argv);
+    if (command.name === 'help') {
+      process.stdout.write(USAGE);
+      return EXIT_OK;
+    }
+    const config = loadConfig();
+    const output = await withAdmin(config, (admin) => runCommand(command, admin, json));
+    process.stdout.write(`${output}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
