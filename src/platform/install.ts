@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { Type } from 'typebox';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { createAdminTokenCheck } from './auth/admin-token.js';
@@ -100,7 +101,9 @@ function annotateRoute(route: RouteOptions): void {
     if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
     const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
-    if (config.idempotent === undefined) route.config = { ...config, idempotent: mutates };
+    const idempotent = config.idempotent ?? mutates;
+    route.config = { ...config, idempotent };
+    if (idempotent) schema.headers ??= IDEMPOTENCY_HEADER;
     schema.security = [{ apiKey: [config.scope] }];
     addErrorResponses(schema, {
       400: 'Invalid input: validation_failed, invalid_json.',
@@ -120,6 +123,16 @@ function annotateRoute(route: RouteOptions): void {
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
   }
 }
+
+/** Documents the header; its value is checked by the idempotency hook, which names it in errors. */
+const IDEMPOTENCY_HEADER = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description: 'Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).',
+      examples: ['5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01'],
+    }),
+  ),
+});
 
 function addErrorResponses(schema: { response?: Record<string, unknown> }, errors: Record<number, string | undefined>): void {
   schema.response ??= {};

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINUTE_MS, SECOND_MS } from '../../lib/clock.js';
+import { createLogger } from '../../runtime.js';
+import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
+import { JobRunner } from './runner.js';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform.close());
+
+function runner(): JobRunner {
+  return new JobRunner({ db: platform.database.db, clock: platform.clock, log: createLogger('silent') });
+}
+
+async function jobRow(kind: string) {
+  return platform.database.db.selectFrom('jobs').selectAll().where('kind', '=', kind).executeTakeFirstOrThrow();
+}
+
+describe('durable jobs', () => {
+  it('runs a job when its time comes, not before', async () => {
+    const jobs = runner();
+    const ran: unknown[] = [];
+    jobs.register('test.when-due', async (job) => {
+      ran.push(job.payload);
+    });
+    await jobs.enqueue({ kind: 'test.when-due', runAt: new Date(platform.clock.now().getTime() + MINUTE_MS), payload: { n: 1 } });
+    expect(await jobs.runDue()).toBe(0);
+    platform.clock.advance(MINUTE_MS);
+    expect(await jobs.runDue()).toBe(1);
+    expect(ran).toEqual([{ n: 1 }]);
+    expect((await jobRow('test.when-due')).status).toBe('succeeded');
+    expect(await jobs.runDue()).toBe(0);
+  });
+
+  it('retries a failing job with back-off, then gives up', async () => {
+    const jobs = runner();
+    let attempts = 0;
+    jobs.register('test.flaky', async () => {
+      attempts += 1;
+      throw new Error(`boom ${attempts}`);
+    });
+    await jobs.enqueue({ kind: 'test.flaky', runAt: platform.clock.now(), maxAttempts: 2 });
+    await jobs.runDue();
+    expect(await jobRow('test.flaky')).toMatchObject({ status: 'queued', attempts: 1, last_error: 'boom 1' });
+    await jobs.runDue();
+    expect(attempts).toBe(1); // backing off
+    platform.clock.advance(11 * SECOND_MS);
+    await jobs.runDue();
+    expect(await jobRow('test.flaky')).toMatchObject({ status: 'failed', attempts: 2, last_error: 'boom 2' });
+  });
+
+  it('reschedules recurring work and keeps a single instance per dedupe key', async () => {
+    const jobs = runner();
+    let runs = 0;
+    jobs.register('test.recurring', async (_job, now) => {
+      runs += 1;
+      return { rescheduleAt: new Date(now.getTime() + MINUTE_MS) };
+    });
+    await jobs.ensureRecurring('test.recurring');
+    await jobs.ensureRecurring('test.recurring');
+    await jobs.runDue();
+    await jobs.runDue();
+    expect(runs).toBe(1);
+    platform.clock.advance(MINUTE_MS);
+    await jobs.runDue();
+    expect(runs).toBe(2);
+    const rows = await platform.database.db.selectFrom('jobs').select('id').where('kind', '=', 'test.recurring').execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('runs each job exactly once when several runners poll at the same time', async () => {
+    const seen: string[] = [];
+    const runners = [runner(), runner(), runner()];
+    for (const jobs of runners) {
+      jobs.register('test.shared', async (job) => {
+        seen.push(String(job.payload.n));
+      });
+    }
+    for (let n = 0; n < 30; n += 1) await runners[0]!.enqueue({ kind: 'test.shared', runAt: platform.clock.now(), payload: { n } });
+    await Promise.all(runners.map((jobs) => jobs.runDue()));
+    expect(seen).toHaveLength(30);
+    expect(new Set(seen).size).toBe(30);
+  });
+
+  it('picks up a job whose worker died mid-run once its claim lapses', async () => {
+    const crashed = runner();
+    crashed.register('test.orphan', async () => new Promise(() => {})); // never finishes
+    await crashed.enqueue({ kind: 'test.orphan', runAt: platform.clock.now() });
+    void crashed.runDue();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await jobRow('test.orphan')).status).toBe('running');
+
+    const rescuer = runner();
+    let rescued = 0;
+    rescuer.register('test.orphan', async () => {
+      rescued += 1;
+    });
+    await rescuer.runDue();
+    expect(rescued).toBe(0);
+    platform.clock.advance(6 * MINUTE_MS);
+    await rescuer.runDue();
+    expect(rescued).toBe(1);
+  });
+});
