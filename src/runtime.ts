@@ -5,10 +5,10 @@ import { buildApp, serviceModules } from './app.js';
 import type { Config, LogLevel } from './config/index.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate, platformMigrations } from './db/migrator.js';
-import { type Clock, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
+import { type Clock, DAY_MS, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
 import { KeyCache, watchRevocations } from './platform/auth/key-cache.js';
 import { sweepExpired } from './platform/idempotency/store.js';
-import { JobRunner } from './platform/jobs/runner.js';
+import { deleteFinishedJobs, JobRunner } from './platform/jobs/runner.js';
 import { RedisRateLimitStore, type RateLimitStore } from './platform/rate-limit/store.js';
 import { findApiKeyByHash, findKeysRevokedSince } from './platform/tenants/repository.js';
 
@@ -31,7 +31,9 @@ export interface RuntimeOptions {
   startJobs?: boolean;
 }
 
-const IDEMPOTENCY_SWEEP = 'platform.sweep-idempotency-keys';
+const PLATFORM_SWEEP = 'platform.sweep';
+/** Finished job rows are kept this long for inspection, then deleted. */
+const FINISHED_JOB_RETENTION_MS = 7 * DAY_MS;
 
 /** Opens storage, applies migrations and assembles the app with its background work. */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -68,12 +70,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     onError: (error) => app.log.warn({ err: error }, 'revocation watch failed'),
   });
 
-  jobs.register(IDEMPOTENCY_SWEEP, async (_job, now) => {
-    const deleted = await sweepExpired(db, now);
-    if (deleted > 0) app.log.info({ deleted }, 'swept expired idempotency keys');
+  jobs.register(PLATFORM_SWEEP, async (_job, now) => {
+    const idempotencyKeys = await sweepExpired(db, now);
+    const finishedJobs = await deleteFinishedJobs(db, addMilliseconds(now, -FINISHED_JOB_RETENTION_MS));
+    if (idempotencyKeys + finishedJobs > 0) app.log.info({ idempotency_keys: idempotencyKeys, finished_jobs: finishedJobs }, 'swept expired rows');
     return { rescheduleAt: addMilliseconds(now, HOUR_MS) };
   });
-  await jobs.ensureRecurring(IDEMPOTENCY_SWEEP);
+  await jobs.ensureRecurring(PLATFORM_SWEEP);
   if (options.startJobs ?? config.runJobs) jobs.start();
 
   let closed = false;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_MS, SECOND_MS } from '../../lib/clock.js';
 import { createLogger } from '../../runtime.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
-import { JobRunner } from './runner.js';
+import { deleteFinishedJobs, JobRunner } from './runner.js';
 
 let platform: TestPlatform;
 beforeAll(async () => {
@@ -19,6 +19,17 @@ async function jobRow(kind: string) {
 }
 
 describe('durable jobs', () => {
+  it('deletes finished rows only once they are older than the cut-off', async () => {
+    const jobs = runner();
+    jobs.register('test.finished', async () => {});
+    await jobs.enqueue({ kind: 'test.finished', runAt: platform.clock.now() });
+    await jobs.runDue();
+    const finishedAt = (await jobRow('test.finished')).finished_at!;
+    expect(await deleteFinishedJobs(platform.database.db, finishedAt)).toBe(0);
+    expect(await deleteFinishedJobs(platform.database.db, new Date(finishedAt.getTime() + 1))).toBeGreaterThanOrEqual(1);
+    expect(await platform.database.db.selectFrom('jobs').select('id').where('kind', '=', 'test.finished').execute()).toEqual([]);
+  });
+
   it('runs a job when its time comes, not before', async () => {
     const jobs = runner();
     const ran: unknown[] = [];

@@ -207,3 +207,13 @@ export class JobRunner {
     }
   }
 }
+
+/** Deletes succeeded and failed jobs that finished before `finishedBefore`; returns how many. */
+export async function deleteFinishedJobs(db: Db, finishedBefore: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('jobs')
+    .where('status', 'in', ['succeeded', 'failed'])
+    .where('finished_at', '<', finishedBefore)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
