@@ -42,3 +42,20 @@ describe('containsPattern', () => {
     expect(containsPattern('50%_off\\')).toBe('%50\\%\\_off\\\\%');
   });
 });
+
+describe('slugs', () => {
+  it('makes URL slugs from free text', async () => {
+    const { slugify } = await import('./slug.js');
+    expect(slugify('  Hello, Wörld! 2026 ')).toBe('hello-world-2026');
+    expect(slugify('Crème brûlée -- recipe')).toBe('creme-brulee-recipe');
+    expect(slugify('!!!')).toBe('untitled');
+    expect(slugify('x'.repeat(300))).toHaveLength(120);
+  });
+
+  it('finds the first free numbered variant', async () => {
+    const { firstFreeSlug } = await import('./slug.js');
+    const taken = new Set(['post', 'post-2']);
+    expect(await firstFreeSlug('post', async (slug) => taken.has(slug))).toBe('post-3');
+    expect(await firstFreeSlug('fresh', async (slug) => taken.has(slug))).toBe('fresh');
+  });
+});

@@ -20,6 +20,11 @@ export const ERROR_STATUS = {
   stale_update: 409,
   idempotency_key_conflict: 409,
   idempotency_key_in_use: 409,
+  // Service rules (each service adds its codes here)
+  slug_taken: 409,
+  form_not_published: 409,
+  invalid_status_transition: 409,
+  subscriber_already_exists: 409,
   // Server
   internal_error: 500,
   service_unavailable: 503,

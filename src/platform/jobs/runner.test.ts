@@ -81,6 +81,26 @@ describe('durable jobs', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('moves a scheduled job to a new time, and cancels it', async () => {
+    const jobs = runner();
+    const ran: string[] = [];
+    jobs.register('test.schedule', async (job) => {
+      ran.push(String(job.payload.version));
+    });
+    const start = platform.clock.now().getTime();
+    await jobs.schedule({ kind: 'test.schedule', dedupeKey: 'post:1', runAt: new Date(start + 10 * MINUTE_MS), payload: { version: 'late' } });
+    await jobs.schedule({ kind: 'test.schedule', dedupeKey: 'post:1', runAt: new Date(start + MINUTE_MS), payload: { version: 'early' } });
+    platform.clock.advance(MINUTE_MS);
+    await jobs.runDue();
+    expect(ran).toEqual(['early']);
+
+    await jobs.schedule({ kind: 'test.schedule', dedupeKey: 'post:2', runAt: new Date(start + 2 * MINUTE_MS), payload: { version: 'cancelled' } });
+    await jobs.cancel('post:2');
+    platform.clock.advance(10 * MINUTE_MS);
+    await jobs.runDue();
+    expect(ran).toEqual(['early']);
+  });
+
   it('runs each job exactly once when several runners poll at the same time', async () => {
     const seen: string[] = [];
     const runners = [runner(), runner(), runner()];

@@ -95,6 +95,44 @@ export class JobRunner {
       .execute();
   }
 
+  /**
+   * Adds the job for `dedupeKey`, or moves the queued one to the new time and payload
+   * (a post rescheduled earlier must not wait for its old time). A job already running
+   * is left alone: its handler should re-check the state it acts on.
+   */
+  async schedule(input: EnqueueInput & { dedupeKey: string }, db: Db = this.#db): Promise<void> {
+    const now = this.#clock.now();
+    await db
+      .insertInto('jobs')
+      .values({
+        kind: input.kind,
+        run_at: input.runAt,
+        payload: JSON.stringify(input.payload ?? {}),
+        tenant_id: input.tenantId ?? null,
+        mode: input.mode ?? null,
+        dedupe_key: input.dedupeKey,
+        max_attempts: input.maxAttempts ?? 5,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        finished_at: null,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .column('dedupe_key')
+          .doUpdateSet((eb) => ({ run_at: eb.ref('excluded.run_at'), payload: eb.ref('excluded.payload'), updated_at: eb.ref('excluded.updated_at') }))
+          .where('jobs.status', '=', 'queued'),
+      )
+      .execute();
+  }
+
+  /** Removes the queued job for `dedupeKey`, if any (a running one finishes and re-checks). */
+  async cancel(dedupeKey: string, db: Db = this.#db): Promise<void> {
+    await db.deleteFrom('jobs').where('dedupe_key', '=', dedupeKey).where('status', '=', 'queued').execute();
+  }
+
   /** Makes sure one instance of a recurring job exists (its handler reschedules it). */
   ensureRecurring(kind: string, firstRunAt: Date = this.#clock.now()): Promise<void> {
     return this.enqueue({ kind, runAt: firstRunAt, dedupeKey: `recurring:${kind}` });
