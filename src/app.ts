@@ -42,6 +42,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     return503OnClosing: true,
   });
 
+  closeConnectionsWhenDraining(app);
   installPlatform(app, {
     db: deps.database.db,
     clock: deps.clock,
@@ -64,4 +65,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
 
   return app;
+}
+
+/**
+ * During a graceful shutdown, replies to requests still in flight tell the client to
+ * close its keep-alive connection; otherwise the idle connection would hold the
+ * server open until the keep-alive timeout.
+ */
+function closeConnectionsWhenDraining(app: FastifyInstance): void {
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) reply.header('Connection', 'close');
+    return payload;
+  });
 }

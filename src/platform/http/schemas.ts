@@ -37,6 +37,20 @@ export const ErrorRef = Type.Unsafe<unknown>({ $ref: 'ErrorResponse#' });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-21T09:30:00.000Z'] });
 
+export const CURRENCY_FORMAT = 'iso-4217';
+
+/**
+ * An ISO 4217 code in any case (an unknown code fails validation with 400); services
+ * store and return it upper-case with `normalizeCurrency`.
+ */
+export const CurrencyCode = Type.String({
+  format: CURRENCY_FORMAT,
+  minLength: 3,
+  maxLength: 3,
+  description: 'ISO 4217 currency code, any case; returned upper-case.',
+  examples: ['USD'],
+});
+
 export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 
 export function Nullable<T extends TSchema>(schema: T) {

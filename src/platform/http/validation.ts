@@ -1,6 +1,8 @@
 import { Ajv, type Options } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { normalizeCurrency } from '../../lib/currency.js';
+import { CURRENCY_FORMAT } from './schemas.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the `default` of the module object.
 const addFormats = addFormatsModule.default;
@@ -8,6 +10,7 @@ const addFormats = addFormatsModule.default;
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, removeAdditional: false, ...options });
   addFormats(ajv);
+  ajv.addFormat(CURRENCY_FORMAT, { type: 'string', validate: (code: string) => normalizeCurrency(code) !== undefined });
   return ajv;
 }
 
