@@ -11,11 +11,13 @@ import type { JobRunner } from './platform/jobs/runner.js';
 import { installOpenApi } from './platform/openapi/index.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
+import { blogsModule } from './services/blogs/index.js';
 import { crmModule } from './services/crm/index.js';
+import { formsModule } from './services/forms/index.js';
 import type { ServiceDeps, ServiceModule } from './services/module.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<any>[] = [crmModule];
+export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule];
 
 export interface AppDeps {
   database: Database;
@@ -77,8 +79,8 @@ function closeConnectionsWhenDraining(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }

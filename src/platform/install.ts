@@ -1,16 +1,16 @@
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { createAdminTokenCheck } from './auth/admin-token.js';
 import { authenticate, authorize } from './auth/authenticate.js';
 import type { KeyCache } from './auth/key-cache.js';
-import { installErrorHandling, sendError } from './errors/handler.js';
+import { installErrorHandling } from './errors/handler.js';
 import { AppError } from './errors/app-error.js';
 import { RouteIndex } from './http/route-index.js';
 import { ErrorResponse, ErrorRef } from './http/schemas.js';
 import { installValidation } from './http/validation.js';
-import { installIdempotency } from './idempotency/hooks.js';
+import { createIdempotencyHooks } from './idempotency/hooks.js';
 import { createRateLimiter } from './rate-limit/enforce.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { PlatformRouteConfig } from './http/fastify-types.js';
@@ -41,36 +41,47 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
   app.decorateRequest('idempotency', undefined);
   app.decorateRequest('startedAt', undefined as unknown as Date);
 
-  app.addHook('onRoute', (route) => {
-    routeIndex.add(route.method, route.url);
-    annotateRoute(route);
-  });
-
   const enforceRateLimit = createRateLimiter(deps.rateLimitStore, app.log);
   const checkAdminToken = deps.adminToken ? createAdminTokenCheck(deps.adminToken) : undefined;
+  const idempotency = createIdempotencyHooks(deps.db);
 
-  app.addHook('onRequest', async (request, reply) => {
-    request.startedAt = deps.clock.now();
-    reply.header('Service-Request-Id', request.id);
-    const config = request.routeOptions.config;
+  /** The platform's checks for one public route, resolved once when the route is registered. */
+  const publicRouteGuard = (scope: string, deprecated: PlatformRouteConfig['deprecated']): onRequestHookHandler =>
+    async function guardPublicRoute(request, reply) {
+      const key = await authenticate(request, deps.keyCache);
+      request.auth = key;
+      await enforceRateLimit(key, reply, request.startedAt.getTime());
+      authorize(key, scope);
+      if (deprecated) setDeprecationHeaders(reply, deprecated);
+    };
 
-    if (config.admin) {
-      if (!checkAdminToken) throw new AppError('not_found', 'The operator API is disabled.');
-      checkAdminToken(request);
-      return;
+  const adminRouteGuard: onRequestHookHandler = async function guardAdminRoute(request) {
+    if (!checkAdminToken) throw new AppError('not_found', 'The operator API is disabled.');
+    checkAdminToken(request);
+  };
+
+  app.addHook('onRoute', (route) => {
+    routeIndex.add(route.method, route.url);
+    const config = annotateRoute(route);
+    if (config.scope !== undefined) {
+      prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));
+      if (config.idempotent) {
+        prependHook(route, 'preHandler', idempotency.reserveKey);
+        prependHook(route, 'onSend', idempotency.storeReply);
+      }
+    } else if (config.admin) {
+      prependHook(route, 'onRequest', adminRouteGuard);
     }
-    if (config.scope === undefined) return;
-
-    const key = await authenticate(request, deps.keyCache);
-    request.auth = key;
-    await enforceRateLimit(key, reply, request.startedAt.getTime());
-    authorize(key, config.scope);
-    if (config.deprecated) setDeprecationHeaders(reply, config.deprecated);
   });
 
-  installIdempotency(app, deps.db);
+  // Runs for every request, matched or not, so 404s carry a request id too.
+  app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = deps.clock.now();
+    reply.header('Service-Request-Id', request.id);
+    done();
+  });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         tenant_id: request.auth?.tenantId,
@@ -82,17 +93,16 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
       },
       'request',
     );
+    done();
   });
 }
-
-export { sendError };
 
 /**
  * Public API routes must name their scope; the platform adds what every such route
  * shares to its schema: the security requirement, the error responses and the
  * deprecation flag, so the OpenAPI document tells the truth without repetition.
  */
-function annotateRoute(route: RouteOptions): void {
+function annotateRoute(route: RouteOptions): PlatformRouteConfig {
   const config = (route.config ?? {}) as PlatformRouteConfig;
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   const methods = [route.method].flat();
@@ -122,6 +132,16 @@ function annotateRoute(route: RouteOptions): void {
     schema.security = [{ adminToken: [] }];
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
   }
+  return (route.config ?? {}) as PlatformRouteConfig;
+}
+
+type HookName = 'onRequest' | 'preHandler' | 'onSend';
+
+/** Puts the platform's hook before any hook the route declares itself. */
+function prependHook(route: RouteOptions, name: HookName, hook: unknown): void {
+  const existing = route[name] as unknown;
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+  (route as unknown as Record<HookName, unknown[]>)[name] = [hook, ...list];
 }
 
 /** Documents the header; its value is checked by the idempotency hook, which names it in errors. */
@@ -142,7 +162,7 @@ function addErrorResponses(schema: { response?: Record<string, unknown> }, error
   }
 }
 
-function setDeprecationHeaders(reply: import('fastify').FastifyReply, deprecated: { since: string; sunset: string }): void {
+function setDeprecationHeaders(reply: FastifyReply, deprecated: { since: string; sunset: string }): void {
   // RFC 9745: a Structured Field Date (@ Unix seconds); RFC 8594: an HTTP-date.
   reply.header('Deprecation', `@${Math.floor(Date.parse(deprecated.since) / 1000)}`);
   reply.header('Sunset', new Date(deprecated.sunset).toUTCString());

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { canonicalJson, sha256Hex } from '../../lib/canonical-json.js';
 import { AppError } from '../errors/app-error.js';
@@ -8,13 +8,13 @@ const MAX_KEY_LENGTH = 255;
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 /**
- * Idempotency-Key support for routes with `config.idempotent`. The key is claimed in
+ * Idempotency-Key support, attached to the routes that honour it. The key is claimed in
  * preHandler, i.e. after authentication and schema validation, so a request rejected
  * before it acts stores nothing (as Stripe does). The reply is stored in onSend.
  */
-export function installIdempotency(app: FastifyInstance, db: Db): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent || !request.auth) return;
+export function createIdempotencyHooks(db: Db): { reserveKey: preHandlerHookHandler; storeReply: onSendHookHandler } {
+  const reserveKey: preHandlerHookHandler = async (request, reply) => {
+    if (!request.auth) return;
     const key = readKey(request);
     if (key === undefined) return;
 
@@ -40,9 +40,9 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
           'Retry-After': '1',
         });
     }
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const storeReply: onSendHookHandler = async (request, reply, payload) => {
     const reservation = request.idempotency;
     if (!reservation) return payload;
     request.idempotency = undefined;
@@ -56,7 +56,9 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
       });
     }
     return payload;
-  });
+  };
+
+  return { reserveKey, storeReply };
 }
 
 function readKey(request: FastifyRequest): string | undefined {
