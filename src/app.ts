@@ -7,6 +7,8 @@ import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
+import { AppError } from './platform/errors/app-error.js';
+import { sendError } from './platform/errors/handler.js';
 import type { JobRunner } from './platform/jobs/runner.js';
 import { installOpenApi } from './platform/openapi/index.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
@@ -41,6 +43,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
     },
     bodyLimit: 1024 * 1024,
+    // Path parameters (ids, slugs up to 120 characters) stay well below this; longer ones are 404.
+    routerOptions: { maxParamLength: 500 },
+    // A URL the router cannot even read (bad percent-encoding, an over-long parameter) names no resource.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('Service-Request-Id', request.id);
+      sendError(reply, new AppError('not_found', 'No resource has this URL.'));
+    },
     return503OnClosing: true,
   });
 

@@ -111,3 +111,13 @@ describe('validation_failed', () => {
     expect(error.details[0]!.message).toContain('query');
   });
 });
+
+describe('URLs the router cannot read', () => {
+  it('answers bad percent-encoding and over-long path parameters with 404 in the error shape', async () => {
+    const badEncoding = await call(platform.app, 'GET', `${CONTACTS}/%E0%A4%A`, { key });
+    expectError(badEncoding, 404, 'not_found');
+    expect(badEncoding.headers['service-request-id']).toBeTruthy();
+    expectError(await call(platform.app, 'GET', `${CONTACTS}/${'a'.repeat(600)}`, { key }), 404, 'not_found');
+    expectError(await call(platform.app, 'GET', `${CONTACTS}/${'a'.repeat(300)}`, { key }), 404, 'not_found');
+  });
+});

@@ -32,7 +32,7 @@ const CreatedApiKey = Type.Object({
   created_at: Timestamp,
 });
 
-const TenantParams = Type.Object({ tenant_id: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
+const TenantParams = Type.Object({ tenant_id: Type.String() }, { additionalProperties: false });
 
 /** Operator API under /admin/v1, mounted only when ADMIN_TOKEN is set. */
 export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {

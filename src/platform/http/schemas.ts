@@ -62,4 +62,4 @@ export function DataEnvelope<T extends TSchema>(item: T) {
 }
 
 /** Path parameters named `id`: any string, so a malformed id is a 404, not a 400. */
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
+export const IdParams = Type.Object({ id: Type.String() }, { additionalProperties: false });
