@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
-export const TEST_SCHEMA = 'platform_test';
+/** One schema per run, so runs side by side (two developers, two helpers) never collide. */
+const TEST_SCHEMA = `platform_test_${process.pid}`;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,9 +13,9 @@ declare module 'vitest' {
 
 /**
  * With DATABASE_URL set, the suite runs against that PostgreSQL server inside a schema of
- * its own, dropped and recreated at the start, so it never touches the database's other data.
+ * its own, created at the start and dropped at the end, so it never touches other data.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   const databaseUrl = process.env.DATABASE_URL?.trim();
   if (!databaseUrl) {
     project.provide('testDatabaseUrl', undefined);
@@ -31,4 +32,14 @@ export default async function setup(project: TestProject): Promise<void> {
   const url = new URL(databaseUrl);
   url.searchParams.set('options', `-c search_path=${TEST_SCHEMA}`);
   project.provide('testDatabaseUrl', url.toString());
+
+  return async function dropTestSchema() {
+    const cleanup = new pg.Client({ connectionString: databaseUrl });
+    await cleanup.connect();
+    try {
+      await cleanup.query(`drop schema if exists ${TEST_SCHEMA} cascade`);
+    } finally {
+      await cleanup.end();
+    }
+  };
 }
