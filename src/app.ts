@@ -28,6 +28,7 @@ export interface AppDeps {
   rateLimitStore: RateLimitStore | undefined;
   jobs: JobRunner;
   logger: FastifyBaseLogger;
+  secretsKey: Buffer;
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
@@ -70,7 +71,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await app.register(adminRoutes({ admin, keyCache: deps.keyCache }), { prefix: '/admin/v1' });
   }
 
-  const serviceDeps: ServiceDeps = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, publicBaseUrl: config.publicBaseUrl };
+  const serviceDeps: ServiceDeps = {
+    db: deps.database.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    publicBaseUrl: config.publicBaseUrl,
+    secretsKey: deps.secretsKey,
+  };
   for (const module of serviceModules) {
     await app.register(module.routes(module.create(serviceDeps)), { prefix: `/api/v1/services/${module.id}` });
   }

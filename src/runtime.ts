@@ -8,6 +8,7 @@ import { migrate, platformMigrations } from './db/migrator.js';
 import { type Clock, DAY_MS, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
 import { KeyCache, watchRevocations } from './platform/auth/key-cache.js';
 import { sweepExpired } from './platform/idempotency/store.js';
+import { resolveSecretsKey } from './platform/secrets-key.js';
 import { deleteFinishedJobs, JobRunner } from './platform/jobs/runner.js';
 import { RedisRateLimitStore, type RateLimitStore } from './platform/rate-limit/store.js';
 import { findApiKeyByHash, findKeysRevokedSince } from './platform/tenants/repository.js';
@@ -62,7 +63,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const logger = options.logger ?? createLogger(config.logLevel);
   const jobs = new JobRunner({ db, clock, log: logger });
-  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger });
+  const secretsKey = resolveSecretsKey({
+    configured: config.secretsKey,
+    backend: database.backend,
+    dataDir: ownsDatabase ? config.dataDir : undefined,
+    log: logger,
+  });
+  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger, secretsKey });
 
   const revocations = watchRevocations({
     cache: keyCache,

@@ -8,6 +8,7 @@ import { createTenantAdmin, type TenantAdmin } from '../src/platform/tenants/ser
 import { createLogger, createRuntime, type Runtime } from '../src/runtime.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export interface TestPlatform {
   app: FastifyInstance;
@@ -43,6 +44,7 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     RUN_JOBS: 'false',
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...options.env,

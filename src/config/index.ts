@@ -16,6 +16,11 @@ export interface Config {
   publicBaseUrl: string;
   /** Run background jobs in this process (several processes may all do so safely). */
   runJobs: boolean;
+  /**
+   * 32-byte key that encrypts secrets at rest (TOTP secrets). Required with DATABASE_URL;
+   * on the embedded database it is generated once into DATA_DIR when unset.
+   */
+  secretsKey: Buffer | undefined;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('RUN_JOBS must be true or false.');
   }
 
+  const secretsKey = parseSecretsKey(text('SECRETS_KEY'), problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -83,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     publicBaseUrl,
     runJobs: runJobsText === 'true' || runJobsText === '1',
+    secretsKey,
   };
 }
 
@@ -93,6 +101,16 @@ function parsePort(value: string, problems: string[]): number | undefined {
     return undefined;
   }
   return port;
+}
+
+function parseSecretsKey(value: string | undefined, problems: string[]): Buffer | undefined {
+  if (value === undefined) return undefined;
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && key.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, ''))) {
+    problems.push('SECRETS_KEY must be 32 bytes, written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`).');
+    return undefined;
+  }
+  return key;
 }
 
 function hostForUrl(host: string): string {

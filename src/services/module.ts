@@ -10,6 +10,8 @@ export interface ServiceDeps {
   clock: Clock;
   jobs: JobRunner;
   publicBaseUrl: string;
+  /** 32-byte key for encrypting secrets at rest (AES-256-GCM). */
+  secretsKey: Buffer;
 }
 
 /** One service: its id (its URL segment), its migrations, how to build it and its routes. */

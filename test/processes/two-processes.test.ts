@@ -12,7 +12,7 @@ describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and
   const operator = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_TOKEN, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_TOKEN, LOG_LEVEL: 'warn', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
   }, 120_000);
   afterAll(async () => {
