@@ -1,0 +1,47 @@
+import type { Db } from '../../db/database.js';
+import { isUuid } from '../../lib/ids.js';
+import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
+import { presentPost } from './present.js';
+import * as repository from './repository.js';
+import type { PostView } from './schemas.js';
+
+/** The durable job that publishes a scheduled post when its time comes. */
+export const PUBLISH_SCHEDULED_JOB = 'blogs.publish-scheduled';
+
+/** One queued publish job per post: rescheduling moves it, unscheduling cancels it. */
+export function publishJobKey(postId: string): string {
+  return `blogs.publish:${postId}`;
+}
+
+export interface PublishOptions {
+  /** Called once per post actually published by the job (never for a run that found nothing to do). */
+  onPublished?: (post: PostView, owner: repository.Owner) => Promise<void> | void;
+}
+
+/**
+ * Publishes the job's post if it is still scheduled and due. The conditional update is the
+ * guard: run twice, or on two processes at once, it publishes once. A post rescheduled
+ * later than this run is run again at its new time; one unscheduled or deleted is left alone.
+ */
+export function createPublishScheduledHandler(db: Db, options: PublishOptions = {}): JobHandler {
+  const blogs = repository.blogDb(db);
+  return async (job, now) => {
+    const postId = job.payload.post_id;
+    if (typeof postId !== 'string' || !isUuid(postId) || job.tenantId === null || job.mode === null) return;
+    const owner = { tenantId: job.tenantId, mode: job.mode };
+    const published = await repository.publishIfDue(blogs, owner, postId, now);
+    if (published) {
+      await options.onPublished?.(presentPost(published), owner);
+      return;
+    }
+    const post = await repository.findPost(blogs, owner, postId);
+    if (post?.status === 'scheduled' && post.scheduled_for !== null && post.scheduled_for.getTime() > now.getTime()) {
+      return { rescheduleAt: post.scheduled_for };
+    }
+  };
+}
+
+/** Registers the blog's job handlers on a runner (the app's, or another process's). */
+export function registerBlogJobs(jobs: JobRunner, db: Db, options: PublishOptions = {}): void {
+  jobs.register(PUBLISH_SCHEDULED_JOB, createPublishScheduledHandler(db, options));
+}

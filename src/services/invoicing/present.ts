@@ -1,0 +1,134 @@
+import { parseDecimal } from '../../lib/money.js';
+import { toIso } from '../../lib/timestamps.js';
+import { money, plain, price } from './amounts.js';
+import { jsonId } from './common.js';
+import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
+import type {
+  ApprovalPolicyView,
+  ApprovalView,
+  CreatedCustomerView,
+  CustomerView,
+  InvoiceView,
+  LineItemView,
+  PaymentView,
+  RefundView,
+} from './schemas.js';
+
+export function presentCustomer(row: CustomerRow): CustomerView {
+  return { ...row, id: jsonId(row.id), created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };
+}
+
+/** The create reply: the spec leaves `notes` out of it entirely. */
+export function presentCreatedCustomer(row: CustomerRow): CreatedCustomerView {
+  const { notes: _notes, ...view } = presentCustomer(row);
+  return view;
+}
+
+export function presentLine(row: LineItemRow): LineItemView {
+  return {
+    id: jsonId(row.id),
+    description: row.description,
+    quantity: plain(parseDecimal(row.quantity)),
+    unit_price: price(parseDecimal(row.unit_price)),
+    tax_rate: row.tax_rate === null ? null : plain(parseDecimal(row.tax_rate)),
+    subtotal: money(row.subtotal_minor),
+    tax: money(row.tax_minor),
+    total: money(row.subtotal_minor + row.tax_minor),
+  };
+}
+
+export function presentPayment(row: PaymentRow): PaymentView {
+  return {
+    id: jsonId(row.id),
+    invoice_id: jsonId(row.invoice_id),
+    amount: money(row.amount_minor),
+    refunded_amount: money(row.refunded_minor),
+    pending_refund_amount: money(row.reserved_minor),
+    refundable_amount: money(row.amount_minor - row.refunded_minor - row.reserved_minor),
+    currency: row.currency,
+    method: row.method,
+    reference: row.reference,
+    paid_at: toIso(row.paid_at),
+    created_at: toIso(row.created_at),
+  };
+}
+
+/** What is still owed: nothing on paid or void invoices; refunds never make it due again. */
+export function amountDueMinor(row: InvoiceRow): bigint {
+  return row.status === 'void' ? 0n : row.total_minor - row.amount_paid_minor;
+}
+
+export function presentInvoice(row: InvoiceRow, lines: readonly LineItemRow[], payments: readonly PaymentRow[]): InvoiceView {
+  return {
+    id: jsonId(row.id),
+    number: row.number,
+    customer_id: jsonId(row.customer_id),
+    status: row.status,
+    currency: row.currency,
+    issue_date: row.issue_date,
+    due_date: row.due_date,
+    notes: row.notes,
+    line_items: lines.map(presentLine),
+    subtotal: money(row.subtotal_minor),
+    tax_total: money(row.tax_total_minor),
+    total: money(row.total_minor),
+    amount_paid: money(row.amount_paid_minor),
+    amount_refunded: money(row.amount_refunded_minor),
+    amount_due: money(amountDueMinor(row)),
+    payments: payments.map(presentPayment),
+    finalized_at: toIso(row.finalized_at),
+    paid_at: toIso(row.paid_at),
+    voided_at: toIso(row.voided_at),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
+
+export function presentRefund(row: RefundRow): RefundView {
+  return {
+    id: jsonId(row.id),
+    invoice_id: jsonId(row.invoice_id),
+    customer_payment_id: jsonId(row.customer_payment_id),
+    amount: money(row.amount_minor),
+    status: row.status,
+    currency: row.currency,
+    method: row.method,
+    reason: row.reason,
+    approval_id: row.approval_id === null ? null : jsonId(row.approval_id),
+    created_at: toIso(row.created_at),
+  };
+}
+
+export function presentPolicy(row: PolicyRow): ApprovalPolicyView {
+  return {
+    id: jsonId(row.id),
+    action: row.action,
+    min_amount: money(row.min_amount_minor),
+    currency: row.currency,
+    created_at: toIso(row.created_at),
+  };
+}
+
+export function presentApproval(row: ApprovalRow, refund: RefundRow | undefined): ApprovalView {
+  return {
+    id: jsonId(row.id),
+    status: row.status,
+    action: row.action,
+    policy_id: row.policy_id === null ? null : jsonId(row.policy_id),
+    request: {
+      invoice_id: jsonId(row.invoice_id),
+      customer_payment_id: jsonId(row.customer_payment_id),
+      amount: money(row.amount_minor),
+      currency: row.currency,
+      method: row.method,
+      reason: row.reason,
+    },
+    requested_by_key_id: row.requested_by_key_id,
+    decided_by_key_id: row.decided_by_key_id,
+    decided_at: toIso(row.decided_at),
+    decision_note: row.decision_note,
+    refund: refund ? presentRefund(refund) : null,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
