@@ -15,11 +15,14 @@ import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
 import { blogsModule } from './services/blogs/index.js';
 import { crmModule } from './services/crm/index.js';
+import { customerAuthModule } from './services/customer-auth/index.js';
 import { formsModule } from './services/forms/index.js';
+import { invoicingModule } from './services/invoicing/index.js';
 import type { ServiceDeps, ServiceModule } from './services/module.js';
+import { ServiceRegistry } from './services/registry.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule];
+export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule];
 
 export interface AppDeps {
   database: Database;
@@ -77,9 +80,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     jobs: deps.jobs,
     publicBaseUrl: config.publicBaseUrl,
     secretsKey: deps.secretsKey,
+    config,
+    services: new ServiceRegistry(),
   };
   for (const module of serviceModules) {
-    await app.register(module.routes(module.create(serviceDeps)), { prefix: `/api/v1/services/${module.id}` });
+    const api = module.create(serviceDeps);
+    serviceDeps.services.provide(module.id, api);
+    await app.register(module.routes(api), { prefix: `/api/v1/services/${module.id}` });
+    if (module.pages) await app.register(module.pages(api));
   }
 
   return app;

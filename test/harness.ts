@@ -6,6 +6,8 @@ import type { Mode } from '../src/db/types.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTenantAdmin, type TenantAdmin } from '../src/platform/tenants/service.js';
 import { createLogger, createRuntime, type Runtime } from '../src/runtime.js';
+import type { ServiceDeps } from '../src/services/module.js';
+import { ServiceRegistry } from '../src/services/registry.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -17,6 +19,8 @@ export interface TestPlatform {
   clock: ManualClock;
   config: Config;
   admin: TenantAdmin;
+  /** Dependencies as the app hands them to services, for tests that build a service directly. */
+  serviceDeps(): ServiceDeps;
   /** A fresh tenant, so tests never see each other's rows. */
   newTenant(name?: string): Promise<TestTenant>;
   close(): Promise<void>;
@@ -66,6 +70,15 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     clock,
     config,
     admin,
+    serviceDeps: () => ({
+      db: database.db,
+      clock,
+      jobs: runtime.jobs,
+      publicBaseUrl: config.publicBaseUrl,
+      secretsKey: config.secretsKey!,
+      config,
+      services: new ServiceRegistry(),
+    }),
     async newTenant(name = 'test tenant') {
       const tenant = await admin.createTenant(name);
       return {

@@ -120,7 +120,7 @@ describe('exported interface for other services', () => {
     const key = await tenant.key();
     const contact = await createContact(key);
     const { crmModule } = await import('./index.js');
-    const crm = crmModule.create({ db: platform.database.db, clock: platform.clock, jobs: platform.runtime.jobs, publicBaseUrl: '', secretsKey: Buffer.alloc(32) });
+    const crm = crmModule.create(platform.serviceDeps());
     const ctx = { tenantId: tenant.id, mode: 'test' as const, keyId: 'k', scopes: ['*'], requestId: 'r', now: new Date() };
     expect([...(await crm.contactsById(ctx, [contact.id, 'not-a-uuid'])).keys()]).toEqual([contact.id]);
     expect((await crm.contactsById({ ...ctx, mode: 'live' }, [contact.id])).size).toBe(0);
