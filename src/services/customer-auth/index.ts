@@ -1,0 +1,16 @@
+import type { ServiceModule } from '../module.js';
+import { customerAuthRoutes } from './routes.js';
+import { createCustomerAuthService, registerCustomerAuthJobs, type CustomerAuthService } from './service.js';
+
+export type { CustomerAuthService } from './service.js';
+
+/** End users of a tenant: accounts, email verification, sessions, TOTP MFA and recovery codes. */
+export const customerAuthModule: ServiceModule<CustomerAuthService> = {
+  id: 'customer-auth',
+  migrations: new URL('./migrations/', import.meta.url),
+  create: (deps) => {
+    registerCustomerAuthJobs(deps.jobs, deps.db);
+    return createCustomerAuthService(deps);
+  },
+  routes: customerAuthRoutes,
+};
