@@ -1,0 +1,47 @@
+// Ad-hoc: profile the full app under load (not part of npm run bench).
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { loadConfig } from '../src/config/index.js';
+import { createRuntime } from '../src/runtime.js';
+import { createTenantAdmin } from '../src/platform/tenants/service.js';
+
+const base = 'postgres://postgres@127.0.0.1:5432/test';
+const admin0 = new pg.Client({ connectionString: base });
+await admin0.connect();
+await admin0.query('drop schema if exists prof cascade; create schema prof');
+await admin0.end();
+const url = new URL(base);
+url.searchParams.set('options', '-c search_path=prof');
+const runtime = await createRuntime(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: process.env.PROF_LOG ?? 'info', RUN_JOBS: 'false', SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') }), { startJobs: false });
+const admin = createTenantAdmin({ db: runtime.database.db, clock: runtime.clock });
+const tenant = await admin.createTenant('prof');
+const { secret } = await admin.createApiKey(tenant.id, { mode: 'test', scopes: ['*'], rate_limit_per_minute: 1_000_000 });
+const client = new pg.Client({ connectionString: url.toString() });
+await client.connect();
+await client.query(`insert into crm_contacts (id, tenant_id, mode, name, email, created_at, updated_at)
+  select gen_random_uuid(), $1, 'test', 'Person ' || n, 'p' || n || '@example.com', now() - n * interval '1 second', now() from generate_series(1, 500) n`, [tenant.id]);
+await client.end();
+const mode = process.argv[2] ?? 'full';
+let address: string;
+if (mode === 'baseline') {
+  const { default: Fastify } = await import('fastify');
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  const bare = Fastify();
+  bare.get('/api/v1/services/crm/contacts', async () => {
+    const [list, count] = await Promise.all([
+      pool.query('select id, name, email, phone, company_id, created_at, updated_at from crm_contacts where tenant_id = $1 and mode = $2 order by created_at desc, id desc limit $3 offset $4', [tenant.id, 'test', 50, 0]),
+      pool.query('select count(*) as total from crm_contacts where tenant_id = $1 and mode = $2', [tenant.id, 'test']),
+    ]);
+    const total = Number(count.rows[0].total);
+    const data = list.rows.map((row) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
+    return { data, meta: { limit: 50, offset: 0, total, has_more: data.length < total } };
+  });
+  address = await bare.listen({ port: 0, host: '127.0.0.1' });
+} else {
+  address = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+}
+const target = mode !== 'hello' ? `${address}/api/v1/services/crm/contacts?limit=50` : `${address}/healthz`;
+const child = spawn('npx', ['autocannon', '-c', '50', '-d', '8', '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'inherit', 'inherit'] });
+await new Promise((resolve) => child.on('exit', resolve));
+await runtime.close();
+process.exit(0);
