@@ -1,4 +1,5 @@
-// Ad-hoc: profile the full app under load (not part of npm run bench).
+// Ad-hoc profiling aid (not part of npm run bench): one target under autocannon, printing server CPU per request.
+// Usage: node --import tsx [--cpu-prof] bench/profile-full.ts <full|baseline|hello>
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
@@ -41,7 +42,13 @@ if (mode === 'baseline') {
   address = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 }
 const target = mode !== 'hello' ? `${address}/api/v1/services/crm/contacts?limit=50` : `${address}/healthz`;
-const child = spawn('npx', ['autocannon', '-c', '50', '-d', '8', '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'inherit', 'inherit'] });
+const cpuBefore = process.cpuUsage();
+const child = spawn('npx', ['autocannon', '-j', '-c', '50', '-d', '8', '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
+let report = '';
+child.stdout!.on('data', (chunk) => (report += String(chunk)));
 await new Promise((resolve) => child.on('exit', resolve));
+const cpu = process.cpuUsage(cpuBefore);
+const requests = JSON.parse(report).requests.total as number;
+console.error(`${mode}: ${requests} requests, server CPU ${((cpu.user + cpu.system) / requests).toFixed(0)} µs per request`);
 await runtime.close();
 process.exit(0);

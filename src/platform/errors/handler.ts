@@ -109,7 +109,7 @@ function toDetail(issue: AjvIssue, where: string): ErrorDetail {
         message: `${location}${child(issue.params.additionalProperty)} is not a known field.`,
       };
     case 'type':
-      return { path: base, code: 'invalid_type', message: `${location}${base || 'value'} must be ${issue.params.type}.` };
+      return { path: base, code: 'invalid_type', message: `${location}${base || 'value'} must be ${[issue.params.type].flat().join(' or ')}.` };
     case 'enum':
       return {
         path: base,

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 /** The one error body; referenced by every operation's error responses. */
 export const ErrorResponse = Type.Object(
@@ -53,7 +53,16 @@ export const CurrencyCode = Type.String({
 
 export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 
+/**
+ * `T | null`. For a single primitive type this is `type: [T, 'null']` rather than an
+ * `anyOf`: the response serialiser then needs a type check instead of running a
+ * validator per value, which matters on every row of every list.
+ */
 export function Nullable<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' && type !== 'object' && type !== 'array' && !('anyOf' in schema)) {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  }
   return Type.Union([schema, Type.Null()]);
 }
 
