@@ -44,6 +44,11 @@ export const ERROR_STATUS = {
   verification_token_invalid: 400,
   verification_token_expired: 410,
   verification_token_used: 410,
+  // catalog
+  coupon_code_taken: 409,
+  coupon_not_redeemable: 400,
+  // payments
+  live_payments_not_configured: 503,
   // Server
   internal_error: 500,
   service_unavailable: 503,

@@ -1,0 +1,18 @@
+import type { ServiceModule } from '../module.js';
+import { registerCatalogJobs } from './billing-clock.js';
+import { catalogRoutes } from './routes.js';
+import { createCatalogService, type CatalogService } from './service.js';
+
+export type { CatalogService } from './service.js';
+export { clockJobKey, registerCatalogJobs, SUBSCRIPTION_CLOCK_JOB } from './billing-clock.js';
+
+/** Subscription products and prices, discount codes, subscriptions of crm records and their billing clock. */
+export const catalogModule: ServiceModule<CatalogService> = {
+  id: 'catalog',
+  migrations: new URL('./migrations/', import.meta.url),
+  create: (deps) => {
+    registerCatalogJobs(deps.jobs, deps.db);
+    return createCatalogService(deps);
+  },
+  routes: catalogRoutes,
+};
