@@ -14,15 +14,17 @@ import { installOpenApi } from './platform/openapi/index.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
 import { blogsModule } from './services/blogs/index.js';
+import { catalogModule } from './services/catalog/index.js';
 import { crmModule } from './services/crm/index.js';
 import { customerAuthModule } from './services/customer-auth/index.js';
 import { formsModule } from './services/forms/index.js';
 import { invoicingModule } from './services/invoicing/index.js';
+import { paymentsModule } from './services/payments/index.js';
 import type { ServiceDeps, ServiceModule } from './services/module.js';
 import { ServiceRegistry } from './services/registry.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule];
+export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule];
 
 export interface AppDeps {
   database: Database;

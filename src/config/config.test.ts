@@ -61,6 +61,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SECRETS_KEY: 'not base64 at all!' })).toThrow(/SECRETS_KEY/);
   });
 
+  it('reads STRIPE_SECRET_KEY (optional, Stripe key shape) and STRIPE_API_BASE', () => {
+    expect(loadConfig({})).toMatchObject({ stripeSecretKey: undefined, stripeApiBase: 'https://api.stripe.com' });
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111/' })).toMatchObject({ stripeSecretKey: 'sk_live_abc123', stripeApiBase: 'http://127.0.0.1:12111' });
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_live_abc' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => loadConfig({ STRIPE_API_BASE: 'ftp://x' })).toThrow(/STRIPE_API_BASE/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: ' ', ADMIN_TOKEN: '' })).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, adminToken: undefined });
   });

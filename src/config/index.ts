@@ -21,6 +21,10 @@ export interface Config {
    * on the embedded database it is generated once into DATA_DIR when unset.
    */
   secretsKey: Buffer | undefined;
+  /** Stripe secret key for live-mode payments; unset: live checkout sessions are refused. */
+  stripeSecretKey: string | undefined;
+  /** Base URL of the Stripe API (a stripe-mock or a proxy in tests and staging). */
+  stripeApiBase: string;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +82,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const secretsKey = parseSecretsKey(text('SECRETS_KEY'), problems);
 
+  const stripeSecretKey = text('STRIPE_SECRET_KEY');
+  if (stripeSecretKey !== undefined && !/^(sk|rk)_(live|test)_[0-9A-Za-z]+$/.test(stripeSecretKey)) {
+    problems.push('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_… or rk_test_…).');
+  }
+
+  const stripeApiBase = (text('STRIPE_API_BASE') ?? 'https://api.stripe.com').replace(/\/+$/, '');
+  if (!isHttpUrl(stripeApiBase)) {
+    problems.push(`STRIPE_API_BASE must be an absolute http(s) URL; got "${stripeApiBase}".`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -91,6 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     runJobs: runJobsText === 'true' || runJobsText === '1',
     secretsKey,
+    stripeSecretKey,
+    stripeApiBase,
   };
 }
 

@@ -1,0 +1,36 @@
+import type { ServiceModule } from '../module.js';
+import { registerPaymentJobs } from './jobs.js';
+import { paymentsPages } from './pages.js';
+import { SandboxProcessor, StripeProcessor } from './processor.js';
+import { paymentsRoutes } from './routes.js';
+import { createPaymentsService, type PaymentsService } from './service.js';
+
+export type { PaymentsService } from './service.js';
+export type { PaymentProcessor } from './processor.js';
+
+/**
+ * Hosted checkout sessions and payment links, with the buyer's pages at /checkout/{id}
+ * and /pay/{id}. Test mode pays in the built-in sandbox; live mode through Stripe when
+ * STRIPE_SECRET_KEY is set, and is refused otherwise.
+ */
+export const paymentsModule: ServiceModule<PaymentsService> = {
+  id: 'payments',
+  migrations: new URL('./migrations/', import.meta.url),
+  create: (deps) => {
+    registerPaymentJobs(deps.jobs, deps.db);
+    const { stripeSecretKey, stripeApiBase } = deps.config;
+    return createPaymentsService({
+      db: deps.db,
+      clock: deps.clock,
+      jobs: deps.jobs,
+      publicBaseUrl: deps.publicBaseUrl,
+      secretsKey: deps.secretsKey,
+      processors: {
+        test: new SandboxProcessor(),
+        live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase }) : undefined,
+      },
+    });
+  },
+  routes: paymentsRoutes,
+  pages: paymentsPages,
+};

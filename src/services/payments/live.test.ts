@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
+import { FakeStripe } from './fake-stripe.js';
+import { createLink, createSession, DECLINED_CARD, getLink, getSession, LINK_BODY, openPage, paySession } from './test-helpers.js';
+
+/** Live mode with STRIPE_SECRET_KEY set, against a fake Stripe on 127.0.0.1 (never the network). */
+const fake = new FakeStripe('sk_live_fakeSecret123');
+let platform: TestPlatform;
+beforeAll(async () => {
+  const stripeBase = await fake.start();
+  platform = await startTestPlatform({ env: { STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: stripeBase } });
+});
+afterAll(async () => {
+  await platform.close();
+  await fake.stop();
+});
+
+describe('live payments through the Stripe adapter', () => {
+  it('creates a live session and pays it through Stripe', async () => {
+    const liveKey = await (await platform.newTenant('Acme Live')).key({ mode: 'live' });
+    const session = await createSession(platform, liveKey);
+    const page = await openPage(platform, `/checkout/${session.id}`);
+    expect(page.response.statusCode).toBe(200);
+    expect(page.html).not.toContain('Test mode.');
+    const before = fake.requests.length;
+
+    const response = await paySession(platform, session.id);
+    expect(response.statusCode).toBe(303);
+    const sent = fake.requests.slice(before);
+    expect(sent.map((request) => request.path)).toEqual(['/v1/payment_intents', expect.stringMatching(/^\/v1\/payment_intents\/pi_fake_\d+\/confirm$/)]);
+    expect(sent[0]!.headers.authorization).toBe(`Bearer ${fake.secretKey}`);
+    expect(sent[0]!.form.get('amount')).toBe('5300');
+    expect(sent[0]!.form.get('currency')).toBe('usd');
+    expect(sent[0]!.form.get('metadata[checkout_session_id]')).toBe(session.id);
+    expect(sent[1]!.form.get('payment_method_data[card][number]')).toBe('4242424242424242');
+
+    expect(await getSession(platform, liveKey, session.id)).toMatchObject({
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent_id: sent[1]!.path.split('/')[3],
+      card_last4: '4242',
+    });
+  });
+
+  it("shows Stripe's decline message and reuses the payment intent on the next attempt", async () => {
+    const liveKey = await (await platform.newTenant()).key({ mode: 'live' });
+    const session = await createSession(platform, liveKey);
+    const declined = await paySession(platform, session.id, DECLINED_CARD);
+    expect(declined.statusCode).toBe(402);
+    expect(declined.body).toContain('Your card was declined.');
+    const afterDecline = await getSession(platform, liveKey, session.id);
+    expect(afterDecline).toMatchObject({ status: 'open', payment_status: 'unpaid', payment_intent_id: expect.stringMatching(/^pi_fake_/) });
+
+    const before = fake.requests.length;
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    expect(fake.requests.slice(before).map((request) => request.path)).toEqual([`/v1/payment_intents/${afterDecline.payment_intent_id}/confirm`]);
+  });
+
+  it('keeps the session open and payable when Stripe fails, and says so on the page', async () => {
+    const liveKey = await (await platform.newTenant()).key({ mode: 'live' });
+    const link = await createLink(platform, liveKey, { ...LINK_BODY, max_uses: 1 });
+    const sessionId = (await platform.app.inject({ method: 'GET', url: `/pay/${link.id}` })).headers.location!.replace('/checkout/', '');
+    fake.failNext = 500;
+    const failed = await paySession(platform, sessionId);
+    expect(failed.statusCode).toBe(502);
+    expect(failed.body).toContain('could not be completed just now');
+    expect((await getSession(platform, liveKey, sessionId)).status).toBe('open');
+    expect((await getLink(platform, liveKey, link.id)).use_count).toBe(0);
+    expect((await paySession(platform, sessionId)).statusCode).toBe(303);
+    expect((await getLink(platform, liveKey, link.id)).use_count).toBe(1);
+  });
+
+  it('keeps test-mode sessions in the sandbox even when Stripe is configured', async () => {
+    const testKey = await (await platform.newTenant()).key();
+    const session = await createSession(platform, testKey);
+    const before = fake.requests.length;
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    expect(fake.requests.length).toBe(before);
+    expect((await getSession(platform, testKey, session.id)).payment_intent_id).toMatch(/^pi_sandbox_/);
+  });
+});
