@@ -25,7 +25,9 @@ describe('durable jobs', () => {
     await jobs.enqueue({ kind: 'test.finished', runAt: platform.clock.now() });
     await jobs.runDue();
     const finishedAt = (await jobRow('test.finished')).finished_at!;
-    expect(await deleteFinishedJobs(platform.database.db, finishedAt)).toBe(0);
+    // Other test files share the jobs table on PostgreSQL, so look at this row, not at counts.
+    await deleteFinishedJobs(platform.database.db, finishedAt);
+    expect((await jobRow('test.finished')).status).toBe('succeeded');
     expect(await deleteFinishedJobs(platform.database.db, new Date(finishedAt.getTime() + 1))).toBeGreaterThanOrEqual(1);
     expect(await platform.database.db.selectFrom('jobs').select('id').where('kind', '=', 'test.finished').execute()).toEqual([]);
   });

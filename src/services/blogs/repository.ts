@@ -49,11 +49,7 @@ const SUBSCRIBER_COLUMNS = ['id', 'email', 'name', 'status', 'source', 'subscrib
 export const SLUG_INDEX = 'blog_posts_slug';
 export const SUBSCRIBER_EMAIL_INDEX = 'blog_subscribers_email';
 
-/** Whether `error` is PostgreSQL's unique_violation (23505) on `index` (both pg and PGlite report these fields). */
-export function isUniqueViolation(error: unknown, index: string): boolean {
-  const fields = error as { code?: unknown; constraint?: unknown } | null;
-  return typeof fields === 'object' && fields !== null && fields.code === '23505' && fields.constraint === index;
-}
+export { isUniqueViolation } from '../../db/errors.js';
 
 // Posts
 

@@ -27,11 +27,7 @@ export function catalogDb(db: Db): CatalogDb {
 /** The unique index on (tenant_id, mode, lower(code)). */
 export const COUPON_CODE_INDEX = 'catalog_coupons_code';
 
-/** Whether `error` is PostgreSQL's unique_violation (23505) on `index` (both pg and PGlite report these fields). */
-export function isUniqueViolation(error: unknown, index: string): boolean {
-  const fields = error as { code?: unknown; constraint?: unknown } | null;
-  return typeof fields === 'object' && fields !== null && fields.code === '23505' && fields.constraint === index;
-}
+export { isUniqueViolation } from '../../db/errors.js';
 
 export type ProductRow = Omit<Selectable<CatalogProductsTable>, 'tenant_id' | 'mode'>;
 export type PriceRow = Omit<Selectable<CatalogPricesTable>, 'tenant_id' | 'mode'>;

@@ -55,11 +55,7 @@ export type VerificationRow = Pick<CustomerAuthEmailVerificationsTable, (typeof 
 /** The unique index on (tenant_id, mode, lower(email)). */
 export const EMAIL_INDEX = 'customer_auth_users_email';
 
-/** Whether `error` is PostgreSQL's unique_violation (23505) on `index` (both pg and PGlite report these fields). */
-export function isUniqueViolation(error: unknown, index: string): boolean {
-  const fields = error as { code?: unknown; constraint?: unknown } | null;
-  return typeof fields === 'object' && fields !== null && fields.code === '23505' && fields.constraint === index;
-}
+export { isUniqueViolation } from '../../db/errors.js';
 
 // Users
 

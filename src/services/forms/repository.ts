@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { Mode } from '../../db/types.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
@@ -55,8 +56,7 @@ export type FormChanges = Partial<Pick<FormsFormsTable, 'name' | 'slug' | 'descr
 
 /** True when `error` is PostgreSQL's unique violation on the (tenant, mode, slug) constraint. */
 export function isSlugConflict(error: unknown): boolean {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  return code === '23505' && constraint === 'forms_forms_tenant_id_mode_slug_key';
+  return isUniqueViolation(error, 'forms_forms_tenant_id_mode_slug_key');
 }
 
 export function insertForm(db: FormsDb, row: NewForm): Promise<FormRow> {
