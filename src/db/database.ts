@@ -8,6 +8,11 @@ import type { PlatformTables } from './types.js';
 
 export type Db = Kysely<PlatformTables>;
 
+/** A service's view of the database: its own tables only, the platform's are not visible. */
+export function serviceDb<Tables>(db: Db): Kysely<Tables> {
+  return db as unknown as Kysely<Tables>;
+}
+
 /** One dedicated database session: scripts (several statements) and single queries. */
 export interface Session {
   exec(script: string): Promise<void>;

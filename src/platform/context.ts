@@ -10,3 +10,9 @@ export interface RequestContext {
   /** "Now" for this request, read once from the injected clock. */
   now: Date;
 }
+
+/** The tenant and mode every query of a service is confined to. */
+export interface Owner {
+  tenantId: string;
+  mode: Mode;
+}

@@ -1,21 +1,16 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Mode } from '../../db/types.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { BlogPostsTable, BlogSubscribersTable, BlogTables, PostStatus, SubscriberStatus } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type BlogDb = Kysely<BlogTables>;
 
 export function blogDb(db: Db): BlogDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as BlogDb;
+  return serviceDb(db);
 }
 
 export type PostRow = Omit<BlogPostsTable, 'tenant_id' | 'mode' | 'category_keys' | 'tag_keys'>;

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Mode } from '../../db/types.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type {
   CatalogCouponsTable,
@@ -11,17 +11,12 @@ import type {
   SubscriptionStatus,
 } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type CatalogDb = Kysely<CatalogTables>;
 
 export function catalogDb(db: Db): CatalogDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as CatalogDb;
+  return serviceDb(db);
 }
 
 /** The unique index on (tenant_id, mode, lower(code)). */

@@ -1,15 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Mode } from '../../db/types.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { CrmCompaniesTable, CrmContactsTable, CrmTables } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type CompanyRow = Omit<CrmCompaniesTable, 'tenant_id' | 'mode'>;
 export type ContactRow = Omit<CrmContactsTable, 'tenant_id' | 'mode'>;
@@ -20,8 +16,7 @@ const CONTACT_COLUMNS = ['id', 'name', 'email', 'phone', 'company_id', 'created_
 export type CrmDb = Kysely<CrmTables>;
 
 export function crmDb(db: Db): CrmDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as CrmDb;
+  return serviceDb(db);
 }
 
 export function insertCompany(db: CrmDb, row: CrmCompaniesTable): Promise<CompanyRow> {

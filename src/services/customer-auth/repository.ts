@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Mode } from '../../db/types.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type {
@@ -12,17 +12,12 @@ import type {
   UserStatus,
 } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type AuthDb = Kysely<CustomerAuthTables>;
 
 export function authDb(db: Db): AuthDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as AuthDb;
+  return serviceDb(db);
 }
 
 /** The end user as the API shows it: never a hash or a secret. */

@@ -1,22 +1,17 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Mode } from '../../db/types.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { FormStatus, FormsFormsTable, FormsSubmissionsTable, FormsTables } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type FormsDb = Kysely<FormsTables>;
 
 export function formsDb(db: Db): FormsDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as FormsDb;
+  return serviceDb(db);
 }
 
 const FORM_COLUMNS = [

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import type { Mode } from '../../db/types.js';
 import { containsPattern } from '../../lib/search.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
@@ -16,17 +17,12 @@ import type {
   InvoicingTables,
 } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type InvoicingDb = Kysely<InvoicingTables>;
 
 export function invoicingDb(db: Db): InvoicingDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as InvoicingDb;
+  return serviceDb(db);
 }
 
 /*

@@ -1,20 +1,16 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { serviceDb, type Db } from '../../db/database.js';
+import type { Owner } from '../../platform/context.js';
 import type { Mode } from '../../db/types.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { PaymentCheckoutSessionsTable, PaymentLinksTable, PaymentTables, SessionStatus } from './tables.js';
 
-/** The tenant and mode every query is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
-}
+export type { Owner };
 
 export type PaymentsDb = Kysely<PaymentTables>;
 
 export function paymentsDb(db: Db): PaymentsDb {
-  // The service's own tables only: the platform's are not visible through this handle.
-  return db as unknown as PaymentsDb;
+  return serviceDb(db);
 }
 
 export type SessionRow = Omit<Selectable<PaymentCheckoutSessionsTable>, 'tenant_id' | 'mode'>;
