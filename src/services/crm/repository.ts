@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
+import { PreparedQuery, PreparedQueryVariants } from '../../db/prepared.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { CrmCompaniesTable, CrmContactsTable, CrmTables } from './tables.js';
 
@@ -45,17 +46,38 @@ export function findCompanies(db: CrmDb, owner: Owner, ids: string[]): Promise<C
     .execute();
 }
 
+type CompanyListValues = { tenantId: string; mode: Owner['mode']; pattern: string; limit: number; offset: number };
+
+function companyListBase(db: CrmDb, search: boolean, value: <K extends keyof CompanyListValues>(name: K) => CompanyListValues[K]) {
+  const base = db.selectFrom('crm_companies').where('tenant_id', '=', value('tenantId')).where('mode', '=', value('mode'));
+  return search ? base.where((eb) => eb.or([eb('name', 'ilike', value('pattern')), eb('domain', 'ilike', value('pattern'))])) : base;
+}
+
+const companyPage = new PreparedQueryVariants(
+  (shape: 'search' | 'all') =>
+    new PreparedQuery<CompanyListValues, CompanyRow>((db: CrmDb, value) =>
+      companyListBase(db, shape === 'search', value).select(COMPANY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(value('limit')).offset(value('offset')),
+    ),
+);
+const companyCount = new PreparedQueryVariants(
+  (shape: 'search' | 'all') =>
+    new PreparedQuery<CompanyListValues, { total: string }>((db: CrmDb, value) =>
+      companyListBase(db, shape === 'search', value).select((eb) => eb.fn.countAll<string>().as('total')),
+    ),
+);
+
+/** Lists are the hottest reads, so their statements are prepared once (see db/prepared.ts). */
 export async function listCompanies(db: CrmDb, owner: Owner, filters: { search?: string }, page: PageRequest) {
-  let base = db.selectFrom('crm_companies').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('domain', 'ilike', pattern)]));
-  }
-  const [rows, count] = await Promise.all([
-    base.select(COMPANY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const shape = filters.search ? 'search' : 'all';
+  const values: CompanyListValues = {
+    tenantId: owner.tenantId,
+    mode: owner.mode,
+    pattern: filters.search ? containsPattern(filters.search) : '',
+    limit: page.limit,
+    offset: page.offset,
+  };
+  const [rows, count] = await Promise.all([companyPage.for(shape).execute(db, values), companyCount.for(shape).execute(db, values)]);
+  return { rows, total: Number(count[0]?.total ?? 0) };
 }
 
 export function updateCompany(db: CrmDb, owner: Owner, id: string, changes: Partial<CrmCompaniesTable>): Promise<CompanyRow> {
@@ -95,18 +117,39 @@ export function findContacts(db: CrmDb, owner: Owner, ids: string[]): Promise<Co
     .execute();
 }
 
+type ContactListShape = `${'search' | 'all'}:${'company' | 'any'}`;
+type ContactListValues = { tenantId: string; mode: Owner['mode']; pattern: string; companyId: string; limit: number; offset: number };
+
+function contactListBase(db: CrmDb, shape: ContactListShape, value: <K extends keyof ContactListValues>(name: K) => ContactListValues[K]) {
+  let base = db.selectFrom('crm_contacts').where('tenant_id', '=', value('tenantId')).where('mode', '=', value('mode'));
+  if (shape.startsWith('search')) base = base.where((eb) => eb.or([eb('name', 'ilike', value('pattern')), eb('email', 'ilike', value('pattern'))]));
+  if (shape.endsWith('company')) base = base.where('company_id', '=', value('companyId'));
+  return base;
+}
+
+const contactPage = new PreparedQueryVariants(
+  (shape: ContactListShape) =>
+    new PreparedQuery<ContactListValues, ContactRow>((db: CrmDb, value) =>
+      contactListBase(db, shape, value).select(CONTACT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(value('limit')).offset(value('offset')),
+    ),
+);
+const contactCount = new PreparedQueryVariants(
+  (shape: ContactListShape) =>
+    new PreparedQuery<ContactListValues, { total: string }>((db: CrmDb, value) => contactListBase(db, shape, value).select((eb) => eb.fn.countAll<string>().as('total'))),
+);
+
 export async function listContacts(db: CrmDb, owner: Owner, filters: { search?: string; company_id?: string }, page: PageRequest) {
-  let base = db.selectFrom('crm_contacts').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern)]));
-  }
-  if (filters.company_id) base = base.where('company_id', '=', filters.company_id);
-  const [rows, count] = await Promise.all([
-    base.select(CONTACT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const shape: ContactListShape = `${filters.search ? 'search' : 'all'}:${filters.company_id ? 'company' : 'any'}`;
+  const values: ContactListValues = {
+    tenantId: owner.tenantId,
+    mode: owner.mode,
+    pattern: filters.search ? containsPattern(filters.search) : '',
+    companyId: filters.company_id ?? '',
+    limit: page.limit,
+    offset: page.offset,
+  };
+  const [rows, count] = await Promise.all([contactPage.for(shape).execute(db, values), contactCount.for(shape).execute(db, values)]);
+  return { rows, total: Number(count[0]?.total ?? 0) };
 }
 
 export function updateContact(db: CrmDb, owner: Owner, id: string, changes: Partial<CrmContactsTable>): Promise<ContactRow> {

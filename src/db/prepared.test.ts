@@ -1,0 +1,81 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from './database.js';
+import { PreparedQuery, PreparedQueryVariants } from './prepared.js';
+
+interface Tables {
+  prepared_things: { id: number; owner: string; label: string; hidden: boolean };
+}
+
+let database: Database;
+let db: Kysely<Tables>;
+
+beforeAll(async () => {
+  database = await openDatabase({ databaseUrl: undefined, dataDir: undefined });
+  db = database.db as unknown as Kysely<Tables>;
+  await sql`create table prepared_things (id int primary key, owner text not null, label text not null, hidden boolean not null)`.execute(db);
+  await db
+    .insertInto('prepared_things')
+    .values([
+      { id: 1, owner: 'a', label: 'apple', hidden: false },
+      { id: 2, owner: 'a', label: 'avocado', hidden: true },
+      { id: 3, owner: 'a', label: 'banana', hidden: false },
+      { id: 4, owner: 'b', label: 'apricot', hidden: false },
+    ])
+    .execute();
+});
+
+afterAll(() => database.close());
+
+type Values = { owner: string; limit: number };
+
+const visibleThings = new PreparedQuery<Values, { id: number; label: string }>((db: Kysely<Tables>, value) =>
+  db.selectFrom('prepared_things').select(['id', 'label']).where('owner', '=', value('owner')).where('hidden', '=', false).orderBy('id').limit(value('limit')),
+);
+
+describe('PreparedQuery', () => {
+  it('runs the compiled statement with each call\'s values and keeps constants', async () => {
+    expect(await visibleThings.execute(db, { owner: 'a', limit: 10 })).toEqual([
+      { id: 1, label: 'apple' },
+      { id: 3, label: 'banana' },
+    ]);
+    expect(await visibleThings.execute(db, { owner: 'b', limit: 10 })).toEqual([{ id: 4, label: 'apricot' }]);
+    expect(await visibleThings.execute(db, { owner: 'a', limit: 1 })).toEqual([{ id: 1, label: 'apple' }]);
+  });
+
+  it('gives the same rows as the query built afresh', async () => {
+    const built = await db.selectFrom('prepared_things').select(['id', 'label']).where('owner', '=', 'a').where('hidden', '=', false).orderBy('id').limit(10).execute();
+    expect(await visibleThings.execute(db, { owner: 'a', limit: 10 })).toEqual(built);
+  });
+
+  it('runs inside a transaction on the transaction\'s connection', async () => {
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('prepared_things').values({ id: 5, owner: 'c', label: 'cherry', hidden: false }).execute();
+      expect(await visibleThings.execute(trx, { owner: 'c', limit: 10 })).toEqual([{ id: 5, label: 'cherry' }]);
+      await trx.deleteFrom('prepared_things').where('id', '=', 5).execute();
+    });
+  });
+
+  it('refuses a named value that the query never binds', async () => {
+    const unbound = new PreparedQuery<{ owner: string }, { id: number }>((db: Kysely<Tables>, value) => {
+      value('owner');
+      return db.selectFrom('prepared_things').select('id');
+    });
+    await expect(unbound.execute(db, { owner: 'a' })).rejects.toThrow(/"owner" is not bound/);
+  });
+});
+
+describe('PreparedQueryVariants', () => {
+  it('prepares one statement per shape', async () => {
+    const byLabel = new PreparedQueryVariants(
+      (shape: 'prefix' | 'all') =>
+        new PreparedQuery<{ owner: string; prefix: string }, { id: number }>((db: Kysely<Tables>, value) => {
+          const base = db.selectFrom('prepared_things').select('id').where('owner', '=', value('owner')).orderBy('id');
+          return shape === 'prefix' ? base.where('label', 'like', value('prefix')) : base;
+        }),
+    );
+    expect(byLabel.for('all')).toBe(byLabel.for('all'));
+    expect(await byLabel.for('all').execute(db, { owner: 'a', prefix: '' })).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(await byLabel.for('prefix').execute(db, { owner: 'a', prefix: 'a%' })).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+});

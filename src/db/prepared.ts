@@ -1,0 +1,60 @@
+import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+
+/** Stands for a value in a prepared query; replaced by the real value on every run. */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
+type Slot = { placeholder: string } | { constant: unknown };
+
+/**
+ * A query built and compiled by Kysely once, then run many times with new values.
+ *
+ * Building a query (immutable operation nodes, then SQL compilation) costs more than the
+ * rest of the request on hot list endpoints, so those prepare their statements once, as
+ * Drizzle's `.prepare()` does. Only the text is reused: nothing is prepared on the server,
+ * so the same statement runs on PostgreSQL and embedded PGlite, inside a transaction or not.
+ *
+ * `build` receives a placeholder for every named value; it must not branch on them (their
+ * values are unknown when it runs), and each must appear where Kysely binds a parameter.
+ */
+export class PreparedQuery<Values extends Record<string, unknown>, Row> {
+  #compiled: CompiledQuery<Row> | undefined;
+  #slots: Slot[] = [];
+
+  constructor(private readonly build: (db: Kysely<any>, value: <K extends keyof Values & string>(name: K) => Values[K]) => Compilable<Row>) {}
+
+  async execute(db: Kysely<any>, values: Values): Promise<Row[]> {
+    const compiled = (this.#compiled ??= this.#compile(db));
+    const parameters = this.#slots.map((slot) => ('placeholder' in slot ? values[slot.placeholder] : slot.constant));
+    const result = await db.executeQuery<Row>({ sql: compiled.sql, query: compiled.query, queryId: createQueryId(), parameters });
+    return result.rows;
+  }
+
+  #compile(db: Kysely<any>): CompiledQuery<Row> {
+    const named = new Set<string>();
+    const compiled = this.build(db, (name) => {
+      named.add(name);
+      return new Placeholder(name) as never;
+    }).compile();
+    this.#slots = compiled.parameters.map((parameter) => (parameter instanceof Placeholder ? { placeholder: parameter.name } : { constant: parameter }));
+    const bound = new Set(this.#slots.flatMap((slot) => ('placeholder' in slot ? [slot.placeholder] : [])));
+    for (const name of named) {
+      if (!bound.has(name)) throw new Error(`Prepared query value "${name}" is not bound as a parameter.`);
+    }
+    return compiled;
+  }
+}
+
+/** One prepared query per shape, for queries whose clauses depend on which filters are set. */
+export class PreparedQueryVariants<Shape extends string, Values extends Record<string, unknown>, Row> {
+  readonly #byShape = new Map<Shape, PreparedQuery<Values, Row>>();
+
+  constructor(private readonly build: (shape: Shape) => PreparedQuery<Values, Row>) {}
+
+  for(shape: Shape): PreparedQuery<Values, Row> {
+    let query = this.#byShape.get(shape);
+    if (!query) this.#byShape.set(shape, (query = this.build(shape)));
+    return query;
+  }
+}
