@@ -1,5 +1,6 @@
 // Ad-hoc profiling aid (not part of npm run bench): one target under autocannon, printing server CPU per request.
-// Usage: node --import tsx [--cpu-prof] bench/profile-full.ts <full|baseline|hello>
+// Usage: [PROF_OUT=file.cpuprofile] node --import tsx bench/profile-full.ts <full|baseline|hello>
+// PROF_OUT writes a CPU profile of the measured window only (not start-up).
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
@@ -42,12 +43,25 @@ if (mode === 'baseline') {
   address = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 }
 const target = mode !== 'hello' ? `${address}/api/v1/services/crm/contacts?limit=50` : `${address}/healthz`;
+const profileOut = process.env.PROF_OUT;
+const inspector = profileOut ? new (await import('node:inspector')).Session() : undefined;
+const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => inspector!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+if (inspector) {
+  inspector.connect();
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+}
 const cpuBefore = process.cpuUsage();
 const child = spawn('npx', ['autocannon', '-j', '-c', '50', '-d', '8', '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
 let report = '';
 child.stdout!.on('data', (chunk) => (report += String(chunk)));
 await new Promise((resolve) => child.on('exit', resolve));
 const cpu = process.cpuUsage(cpuBefore);
+if (inspector) {
+  const { profile } = await post('Profiler.stop');
+  (await import('node:fs')).writeFileSync(profileOut!, JSON.stringify(profile));
+}
 const requests = JSON.parse(report).requests.total as number;
 console.error(`${mode}: ${requests} requests, server CPU ${((cpu.user + cpu.system) / requests).toFixed(0)} µs per request`);
 await runtime.close();
