@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // dist/ is `npm run build` output (the process tests build it); never collect tests from it.
+    exclude: [...configDefaults.exclude, 'dist/**', '.dist-*/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Each file opens its own embedded database (~200 MB); two at a time suits a 2-core machine.

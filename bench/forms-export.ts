@@ -1,61 +1,65 @@
 /**
- * Forms CSV export benchmark: `npx tsx bench/forms-export.ts [--rows N]`.
+ * Forms CSV export benchmark: `npx tsx bench/forms-export.ts [--rows N]` (the second half of
+ * `npm run bench`).
+ *
+ * It measures the server exactly as `npm start` runs it: `npm run build`'s compiler
+ * (scripts/build.mjs) writes dist/, and the server process is `node <flags> dist/server.js`
+ * with the node flags read out of package.json's `start` script (startCommand() in
+ * scripts/build.mjs), so the bench cannot drift from what operators start. Only the
+ * environment differs: the bench's own database schema, a free port, a throwaway SECRETS_KEY,
+ * no Redis, and NODE_OPTIONS removed (it could change the heap under test).
  *
  * On real PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), in its
  * own schema `forms_bench` (dropped and recreated at the start, dropped at the end unless
- * BENCH_KEEP_SCHEMA=1), it:
+ * BENCH_KEEP_SCHEMA=1; the server reaches it through `options=-c search_path=forms_bench` in
+ * its DATABASE_URL), it:
  *
- * 1. starts the real app in a child process (this file with the argument `server`:
- *    createRuntime + app.listen on port 0, reporting the port over IPC), which applies the
- *    migrations. By default the child runs on plain node from JavaScript that esbuild (the
- *    compiler tsx itself uses) writes to .bench/forms-export-build/: the same code, without
- *    tsx's loader, which alone adds about 75 MB of RSS (a loader thread plus per-module
- *    overhead). BENCH_SERVER_RUNNER=tsx runs the child under tsx instead, as `npm start` does;
+ * 1. builds dist/ and starts the server once, which applies the migrations (and, on the empty
+ *    schema, creates the "default" tenant as a first start does);
  * 2. creates a tenant and a test key (createTenantAdmin) and, over HTTP, a published form
  *    with 7 fields;
  * 3. bulk-inserts N submissions (default 1,000,000; BENCH_FORMS_ROWS or --rows for a quick
  *    check) with `insert ... select ... from generate_series`, and sets the form's counters;
- * 4. twice, each time against a fresh server process, downloads
+ * 4. for each configuration below, against a fresh server process, downloads
  *    GET /forms/forms/:id/submissions.csv over real HTTP with fetch, reading the stream and
  *    counting bytes and records without keeping them, while sampling the server process's
- *    resident memory (VmRSS in /proc/<pid>/status) every 100 ms:
- *    run 1 with node's default heap sizing, run 2 with a heap sized for the 150 MB budget
- *    (--max-old-space-size=128 --max-semi-space-size=8; BENCH_BUDGET_FLAGS overrides).
- *    Without a limit V8 sizes its heap from the machine's memory (24 GB here) and lets
- *    garbage pile up in the old generation before collecting it, so RSS rises although the
- *    export holds only one batch at a time; run 2 shows the same code staying flat.
+ *    resident memory (VmRSS in /proc/<pid>/status) every 100 ms, then stops it with SIGTERM:
+ *    - the production start (`npm start`'s flags): PASS/FAIL is judged on this run only;
+ *    - for comparison, node's defaults (no heap flags): V8 then sizes its heap from the
+ *      machine's memory (24 GB here) and lets garbage pile up in the old generation before
+ *      collecting it, so RSS rises although the export holds only one batch at a time;
+ *    - for comparison, any flag sets in BENCH_COMPARE_FLAGS, separated by `;` (e.g.
+ *      "--max-old-space-size=160 --max-semi-space-size=8;--max-old-space-size=192 --max-semi-space-size=8"),
+ *      to re-tune the start flags.
  *
  * Reports per run: rows, bytes, seconds, rows/s, the server's RSS before and at its peak
- * during the download (and the kernel's high-water mark VmHWM), and PASS/FAIL against
- * 150 MB. Exits 0 either way; non-zero only when the bench itself fails.
+ * during the download, the kernel's high-water mark VmHWM, the exit code after SIGTERM, and
+ * whether the peak stays under 150 MB. Exits 0 either way; non-zero only when the bench itself
+ * fails.
  *
- * Diagnostics: BENCH_NODE_FLAGS adds node flags to every server (e.g. --trace-gc);
- * BENCH_DEBUG_MEMORY=1 makes the server print its heap spaces every 500 ms.
+ * Diagnostics: BENCH_NODE_FLAGS adds node flags to every server (e.g. --trace-gc; the summary
+ * then says the production run was not pure); BENCH_DEBUG_MEMORY=1 preloads
+ * bench/memory-probe.mjs, which prints the server's heap spaces every 500 ms.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import v8 from 'node:v8';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../src/config/index.js';
+import { build, startCommand } from '../scripts/build.mjs';
 import { openDatabase } from '../src/db/database.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createTenantAdmin } from '../src/platform/tenants/service.js';
-import { createRuntime } from '../src/runtime.js';
 
 const SCHEMA = 'forms_bench';
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_DIR = path.join(REPO_ROOT, '.bench', 'forms-export-build');
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = path.resolve(BENCH_DIR, '..');
 const LIMIT_MB = 150;
 const SAMPLE_MS = 100;
 const INSERT_CHUNK = 250_000;
 const MB = 1024 * 1024;
-/** Node flags of the second run: a heap sized for the RSS budget instead of the machine's memory. */
-const DEFAULT_BUDGET_FLAGS = '--max-old-space-size=128 --max-semi-space-size=8';
-
-type ChildMessage = { type: 'ready'; port: number } | { type: 'error'; message: string } | { type: 'rss'; rss: number };
 
 const FIELDS = [
   { key: 'name', label: 'Name', type: 'text', required: true },
@@ -68,55 +72,123 @@ const FIELDS = [
 ];
 
 // ---------------------------------------------------------------------------------------
-// Child: the real app, as src/server.ts builds it, on the bench schema.
+// The server: dist/server.js as `npm start` runs it.
 
-async function serve(): Promise<void> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  if (!databaseUrl) throw new Error('BENCH_DATABASE_URL is not set');
-  // A throwaway key for secrets at rest (required with DATABASE_URL); the bench stores none.
-  const secretsKey = process.env.SECRETS_KEY ?? randomBytes(32).toString('base64');
-  const runtime = await createRuntime(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RUN_JOBS: 'false', SECRETS_KEY: secretsKey }), {
-    startJobs: false,
-  });
-  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = runtime.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('unexpected listen address');
-
-  // Only used where /proc cannot be read: the parent then asks for samples over IPC.
-  let sampler: NodeJS.Timeout | undefined;
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    clearInterval(sampler);
-    try {
-      await runtime.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.on('message', (message: { type: string }) => {
-    if (message?.type === 'stop') void stop();
-    if (message?.type === 'sample-rss') sampler ??= setInterval(() => process.send?.({ type: 'rss', rss: process.memoryUsage().rss }), SAMPLE_MS);
-  });
-  process.on('disconnect', () => void stop());
-  if (process.env.BENCH_DEBUG_MEMORY === '1') {
-    setInterval(() => {
-      const m = process.memoryUsage();
-      const f = (n: number) => (n / MB).toFixed(0);
-      const spaces = v8.getHeapSpaceStatistics().map((space) => `${space.space_name.replace('_space', '')} ${f(space.space_used_size)}`).join(' ');
-      process.stderr.write(`mem rss ${f(m.rss)} heapUsed ${f(m.heapUsed)} external ${f(m.external)} | ${spaces}\n`);
-    }, 500).unref();
-  }
-  process.send?.({ type: 'ready', port: address.port } satisfies ChildMessage);
+interface Server {
+  child: ChildProcess;
+  port: number;
+  /** The last lines the server wrote to stdout (its JSON log, the first-start key). */
+  outputTail(): string;
 }
 
-// ---------------------------------------------------------------------------------------
-// Parent: set up, seed, download, measure, report.
+/** Everything the server process gets: production flags plus whatever a run adds. */
+interface ServerSpec {
+  benchUrl: string;
+  entry: string;
+  flags: string[];
+  secretsKey: string;
+}
 
 function log(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(spec: ServerSpec): Promise<Server> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: spec.benchUrl, PORT: String(port), HOST: '127.0.0.1', SECRETS_KEY: spec.secretsKey };
+  // Defaults as an operator's plain `npm start` has them; nothing that could change the heap.
+  for (const name of ['NODE_OPTIONS', 'REDIS_URL', 'ADMIN_TOKEN', 'PUBLIC_BASE_URL', 'DATA_DIR', 'LOG_LEVEL', 'RUN_JOBS']) delete env[name];
+  const child = spawn(process.execPath, [...spec.flags, spec.entry], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let tail = '';
+  child.stdout!.on('data', (chunk) => (tail = (tail + String(chunk)).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail}`);
+    }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error(`the server did not become ready within 60 s:\n${tail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, port, outputTail: () => tail };
+}
+
+/** SIGTERM, as an orchestrator stops it; SIGKILL after 10 s. Resolves with the exit code. */
+async function stopServer(child: ChildProcess): Promise<number | string | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Reads VmRSS and VmHWM (bytes) of a process from /proc, or RSS alone from `ps` where /proc is missing. */
+function procMemory(pid: number): { rss: number; hwm?: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    const rss = kb('VmRSS');
+    if (Number.isFinite(rss)) return { rss, hwm: kb('VmHWM') };
+  } catch {
+    // no /proc (macOS): ask ps
+  }
+  try {
+    const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+    return Number.isFinite(kb) && kb > 0 ? { rss: kb * 1024 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples the server's RSS every 100 ms. */
+function sampleMemory(child: ChildProcess) {
+  let peak = 0;
+  let samples = 0;
+  let last = 0;
+  const take = () => {
+    const memory = procMemory(child.pid!);
+    if (!memory) return;
+    samples += 1;
+    last = memory.rss;
+    peak = Math.max(peak, memory.rss);
+  };
+  take();
+  const timer = setInterval(take, SAMPLE_MS);
+  return {
+    source: fs.existsSync(`/proc/${child.pid}/status`) ? `/proc/${child.pid}/status VmRSS` : 'ps -o rss',
+    stop() {
+      clearInterval(timer);
+      take();
+      return { peak, samples, last };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Seed and download.
 
 function rowsSetting(): number {
   const flag = process.argv.indexOf('--rows');
@@ -140,134 +212,6 @@ async function adminQuery(databaseUrl: string, statement: string): Promise<void>
   } finally {
     await client.end();
   }
-}
-
-type Runner = 'node' | 'tsx';
-
-function runnerSetting(): Runner {
-  const runner = (process.env.BENCH_SERVER_RUNNER ?? 'node').trim();
-  if (runner !== 'node' && runner !== 'tsx') throw new Error(`BENCH_SERVER_RUNNER must be node or tsx; got "${runner}"`);
-  return runner;
-}
-
-/**
- * Compiles src/ and bench/ (tests left out) file by file to JavaScript with esbuild, next to
- * copies of the SQL migrations, inside the repository so packages resolve from node_modules.
- * Returns this file's compiled path.
- */
-async function compileServer(): Promise<string> {
-  // esbuild ships with tsx (a dependency of the app), so it is always installed alongside.
-  const esbuild = await import('esbuild');
-  const sources: string[] = [];
-  const walk = (directory: string) => {
-    for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-      const full = path.join(directory, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) sources.push(full);
-      else if (entry.name.endsWith('.sql')) {
-        const target = path.join(BUILD_DIR, path.relative(REPO_ROOT, full));
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.copyFileSync(full, target);
-      }
-    }
-  };
-  fs.rmSync(BUILD_DIR, { recursive: true, force: true });
-  walk(path.join(REPO_ROOT, 'src'));
-  walk(path.join(REPO_ROOT, 'bench'));
-  await esbuild.build({
-    entryPoints: sources,
-    outdir: BUILD_DIR,
-    outbase: REPO_ROOT,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    bundle: false,
-    logLevel: 'error',
-  });
-  fs.writeFileSync(path.join(BUILD_DIR, 'package.json'), JSON.stringify({ type: 'module' }));
-  return path.join(BUILD_DIR, 'bench', 'forms-export.js');
-}
-
-async function startServer(benchUrl: string, script: string, runner: Runner, nodeFlags: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(script, ['server'], {
-    execArgv: [...(runner === 'node' ? [] : ['--import', 'tsx']), ...nodeFlags],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, BENCH_DATABASE_URL: benchUrl },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000);
-    child.on('message', (message: ChildMessage) => {
-      if (message.type === 'ready') {
-        clearTimeout(timer);
-        resolve(message.port);
-      } else if (message.type === 'error') {
-        clearTimeout(timer);
-        reject(new Error(message.message));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with code ${code} before it was ready`));
-    });
-  });
-  return { child, port };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.send({ type: 'stop' });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** Reads VmRSS and VmHWM (bytes) of a process, or undefined where /proc is not available. */
-function procMemory(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-    const rss = kb('VmRSS');
-    return Number.isFinite(rss) ? { rss, hwm: kb('VmHWM') } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Samples the server's RSS every 100 ms from /proc (or, failing that, from the child over IPC). */
-function sampleMemory(child: ChildProcess) {
-  let peak = 0;
-  let samples = 0;
-  let last = 0;
-  const record = (rss: number) => {
-    samples += 1;
-    last = rss;
-    peak = Math.max(peak, rss);
-  };
-  const viaProc = procMemory(child.pid!) !== undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const onMessage = (message: ChildMessage) => {
-    if (message.type === 'rss') record(message.rss);
-  };
-  if (viaProc) {
-    const take = () => {
-      const memory = procMemory(child.pid!);
-      if (memory) record(memory.rss);
-    };
-    take();
-    timer = setInterval(take, SAMPLE_MS);
-  } else {
-    child.on('message', onMessage);
-    child.send({ type: 'sample-rss' });
-  }
-  return {
-    source: viaProc ? `/proc/${child.pid}/status VmRSS` : 'process.memoryUsage().rss over IPC',
-    stop() {
-      clearInterval(timer);
-      child.off('message', onMessage);
-      return { peak, samples, last };
-    },
-  };
 }
 
 async function seed(benchUrl: string, port: number, rows: number) {
@@ -369,25 +313,33 @@ async function download(port: number, secret: string, formId: string) {
   };
 }
 
-function flagsSetting(name: string, fallback: string): string[] {
-  return (process.env[name] ?? fallback).split(/\s+/).filter(Boolean);
+function flagList(text: string | undefined): string[] {
+  return (text ?? '').split(/\s+/).filter(Boolean);
 }
 
 interface RunOutcome {
   label: string;
+  judged: boolean;
   flags: string[];
   peak: number;
+  hwm: number | undefined;
+  seconds: number;
   passed: boolean;
   complete: boolean;
+  exitCode: number | string | null;
+}
+
+interface MeasureContext {
+  spec: Omit<ServerSpec, 'flags'>;
+  rows: number;
+  secret: string;
+  formId: string;
 }
 
 /** One download against a fresh server process started with `flags`; prints its figures. */
-async function measure(
-  label: string,
-  flags: string[],
-  context: { benchUrl: string; script: string; runner: Runner; rows: number; secret: string; formId: string },
-): Promise<RunOutcome> {
-  const { child, port } = await startServer(context.benchUrl, context.script, context.runner, flags);
+async function measure(label: string, judged: boolean, flags: string[], context: MeasureContext): Promise<RunOutcome> {
+  const { child, port, outputTail } = await startServer({ ...context.spec, flags });
+  let figures: Omit<RunOutcome, 'exitCode'>;
   try {
     // Let start-up settle (migrations are done; the first requests compile code) before measuring.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -401,7 +353,8 @@ async function measure(
     const complete = result.rows === context.rows && result.firstLine === expectedHeader;
     const passed = memory.peak > 0 && memory.peak < LIMIT_MB * MB;
     log();
-    log(`${label}: node ${flags.length > 0 ? flags.join(' ') : '(no flags)'}, server pid ${child.pid}`);
+    log(label);
+    log(`  command              node ${[...flags, context.spec.entry].join(' ')}  (server pid ${child.pid})`);
     log(`  content-type         ${result.headers.type}`);
     log(`  content-disposition  ${result.headers.disposition}`);
     log(`  header row           ${result.firstLine}`);
@@ -413,71 +366,79 @@ async function measure(
     log(`  server RSS before    ${before ? (before.rss / MB).toFixed(1) : '?'} MB (idle; the export's own growth is peak minus this)`);
     log(`  server RSS peak      ${(memory.peak / MB).toFixed(1)} MB during the download (${memory.samples} samples every ${SAMPLE_MS} ms, ${sampler.source})`);
     log(`  server RSS after     ${(memory.last / MB).toFixed(1)} MB`);
-    if (after) log(`  server VmHWM         ${(after.hwm / MB).toFixed(1)} MB (kernel high-water mark over the process's whole life, start-up included)`);
-    log(`  ${passed ? 'PASS' : 'FAIL'}: peak server RSS ${(memory.peak / MB).toFixed(1)} MB ${passed ? '<' : '>='} ${LIMIT_MB} MB${complete ? '' : '; WARNING: the export was incomplete'}`);
-    return { label, flags, peak: memory.peak, passed, complete };
-  } finally {
+    if (after?.hwm !== undefined) log(`  server VmHWM         ${(after.hwm / MB).toFixed(1)} MB (kernel high-water mark over the process's whole life, start-up included)`);
+    const verdict = `peak server RSS ${(memory.peak / MB).toFixed(1)} MB ${passed ? '<' : '>='} ${LIMIT_MB} MB${complete ? '' : '; WARNING: the export was incomplete'}`;
+    log(judged ? `  ${passed ? 'PASS' : 'FAIL'}: ${verdict}` : `  (comparison, not judged) ${verdict}`);
+    figures = { label, judged, flags, peak: memory.peak, hwm: after?.hwm, seconds: result.seconds, passed, complete };
+  } catch (error) {
+    process.stderr.write(`server output before the failure:\n${outputTail()}\n`);
     await stopServer(child);
+    throw error;
   }
+  const exitCode = await stopServer(child);
+  if (exitCode !== 0) log(`  WARNING: the server exited with ${exitCode} after SIGTERM (expected 0)`);
+  return { ...figures, exitCode };
 }
 
 async function main(): Promise<void> {
   const rows = rowsSetting();
-  const runner = runnerSetting();
-  const extraFlags = flagsSetting('BENCH_NODE_FLAGS', '');
-  const budgetFlags = flagsSetting('BENCH_BUDGET_FLAGS', DEFAULT_BUDGET_FLAGS);
+  const start = startCommand();
+  const extraFlags = flagList(process.env.BENCH_NODE_FLAGS);
+  if (process.env.BENCH_DEBUG_MEMORY === '1') extraFlags.push('--import', pathToFileURL(path.join(BENCH_DIR, 'memory-probe.mjs')).href);
+  const compareSets = (process.env.BENCH_COMPARE_FLAGS ?? '').split(';').map(flagList).filter((flags) => flags.length > 0);
   const databaseUrl = process.env.DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
   const benchUrl = benchUrlOf(databaseUrl);
   log(`Forms CSV export benchmark: ${rows.toLocaleString('en')} submissions, limit ${LIMIT_MB} MB RSS for the server process`);
   log(`  node ${process.version}, schema ${SCHEMA} on ${new URL(databaseUrl).host}`);
-  log(
-    `  server: ${runner === 'node' ? 'plain node on esbuild output of src/ (BENCH_SERVER_RUNNER=tsx for the tsx loader, as npm start)' : 'under tsx, as npm start runs it'}`,
-  );
+  log(`  server: the production start, package.json "start": ${start.script}`);
+  if (extraFlags.length > 0) log(`  extra node flags on every server (BENCH_NODE_FLAGS / BENCH_DEBUG_MEMORY): ${extraFlags.join(' ')}`);
+
+  const built = await build();
+  log(`  built dist/ with scripts/build.mjs (as npm start's prestart): ${built.sources} modules, ${built.assets.length} assets, ${(built.ms / 1000).toFixed(1)} s`);
 
   await adminQuery(databaseUrl, `drop schema if exists ${SCHEMA} cascade`);
   await adminQuery(databaseUrl, `create schema ${SCHEMA}`);
   try {
-    const script = runner === 'node' ? await compileServer() : fileURLToPath(import.meta.url);
+    // A throwaway key for secrets at rest (required with DATABASE_URL); the bench stores none.
+    const spec = { benchUrl, entry: start.entry, secretsKey: process.env.SECRETS_KEY ?? randomBytes(32).toString('base64') };
     // The first server applies the migrations and serves the form creation; it is not measured.
-    const setup = await startServer(benchUrl, script, runner, extraFlags);
+    const setup = await startServer({ ...spec, flags: [...start.flags, ...extraFlags] });
     let seeded: Awaited<ReturnType<typeof seed>>;
     try {
       seeded = await seed(benchUrl, setup.port, rows);
     } finally {
       await stopServer(setup.child);
     }
-    const context = { benchUrl, script, runner, rows, secret: seeded.secret, formId: seeded.formId };
+    const context: MeasureContext = { spec, rows, secret: seeded.secret, formId: seeded.formId };
 
-    const outcomes = [
-      await measure("Run 1, node's default heap sizing (V8 sizes its heap from this machine's memory)", extraFlags, context),
-      await measure(`Run 2, heap sized for a ${LIMIT_MB} MB budget`, [...budgetFlags, ...extraFlags], context),
-    ];
+    const outcomes: RunOutcome[] = [await measure('Production start (npm start): the flags of package.json\'s start script', true, [...start.flags, ...extraFlags], context)];
+    outcomes.push(await measure("Comparison: node's default heap sizing (no flags; V8 sizes its heap from this machine's memory)", false, extraFlags, context));
+    for (const flags of compareSets) outcomes.push(await measure(`Comparison: BENCH_COMPARE_FLAGS ${flags.join(' ')}`, false, [...flags, ...extraFlags], context));
 
     log();
-    log('Summary');
+    log('Summary (peak RSS of the server process during the download; VmHWM includes start-up)');
     for (const outcome of outcomes) {
-      log(`  ${outcome.passed ? 'PASS' : 'FAIL'}  peak ${(outcome.peak / MB).toFixed(1).padStart(6)} MB  ${outcome.label}${outcome.complete ? '' : ' (INCOMPLETE EXPORT)'}`);
+      const figures = `peak ${(outcome.peak / MB).toFixed(1).padStart(6)} MB  VmHWM ${outcome.hwm === undefined ? '    ?' : (outcome.hwm / MB).toFixed(1).padStart(6)} MB  ${outcome.seconds.toFixed(1).padStart(5)} s`;
+      const verdict = outcome.judged ? (outcome.passed ? 'PASS' : 'FAIL') : outcome.passed ? '(<150)' : '(>=150)';
+      const flags = outcome.flags.length > 0 ? outcome.flags.join(' ') : '(no flags)';
+      log(`  ${verdict.padEnd(7)} ${figures}  ${outcome.judged ? 'production' : 'comparison'}: node ${flags}${outcome.complete ? '' : ' (INCOMPLETE EXPORT)'}`);
     }
+    const production = outcomes[0]!;
+    log(
+      `  ${production.passed && production.complete ? 'PASS' : 'FAIL'}: the production start (${start.flags.join(' ')}) ${production.passed ? 'stays under' : 'exceeds'} ${LIMIT_MB} MB RSS` +
+        (extraFlags.length > 0 ? ` (with the extra diagnostic flags ${extraFlags.join(' ')})` : ''),
+    );
     log(
       '  The export keeps no more than one batch of rows and one 64 KB chunk alive; what RSS adds during it is garbage V8 has not\n' +
         '  collected yet. With no heap limit V8 lets the old generation grow to a few times the live heap before a full collection;\n' +
-        `  with ${budgetFlags.join(' ')} it collects sooner and the process stays flat. (BENCH_BUDGET_FLAGS changes run 2's flags.)`,
+        "  the start script's heap flags make it collect sooner, so the process stays flat.",
     );
   } finally {
     if (process.env.BENCH_KEEP_SCHEMA !== '1') await adminQuery(databaseUrl, `drop schema if exists ${SCHEMA} cascade`);
   }
 }
 
-if (process.argv[2] === 'server') {
-  serve().catch((error: unknown) => {
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`forms bench server failed: ${message}\n`);
-    process.send?.({ type: 'error', message } satisfies ChildMessage);
-    process.exit(1);
-  });
-} else {
-  main().catch((error: unknown) => {
-    process.stderr.write(`forms export benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
-}
+main().catch((error: unknown) => {
+  process.stderr.write(`forms export benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

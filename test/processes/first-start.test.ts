@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { http, startServerProcess } from './server-process.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer, http, startServerProcess } from './server-process.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-first-start-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-// The quick start, as a user runs it: no DATABASE_URL, data kept in DATA_DIR.
+// The quick start, as a user runs it (`npm start`: the build, then the compiled server with the
+// start script's heap flags): no DATABASE_URL, data kept in DATA_DIR.
 const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, REDIS_URL: undefined, ADMIN_TOKEN: undefined };
+beforeAll(() => buildServer(), 60_000);
 
 describe('first start on the embedded database', () => {
   it('prints a working test key once, keeps data across restarts, and stops cleanly on SIGTERM', async () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build, startCommand } from '../../scripts/build.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,13 +26,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `src/server.ts` as a real process and waits until /readyz answers. */
+/** `npm run build`: compiles src/ into dist/ for startServerProcess. Call once per test file (beforeAll). */
+export async function buildServer(): Promise<void> {
+  await build();
+}
+
+/**
+ * Starts the server as `npm start` does, `node <the start script's flags> dist/server.js` (call
+ * buildServer() first), and waits until /readyz answers.
+ */
 export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
   const port = await freePort();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
   for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
   delete childEnv.PUBLIC_BASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  delete childEnv.NODE_OPTIONS; // vitest's, if any: the heap under test is the start script's
+  const { flags, entry } = startCommand();
+  const child = spawn(process.execPath, [...flags, entry], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += String(chunk)));

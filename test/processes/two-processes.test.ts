@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { http, startServerProcess, type ServerProcess } from './server-process.js';
+import { buildServer, http, startServerProcess, type ServerProcess } from './server-process.js';
 
 const databaseUrl = inject('testDatabaseUrl');
 const redisUrl = process.env.REDIS_URL;
@@ -13,6 +13,7 @@ describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and
 
   beforeAll(async () => {
     const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_TOKEN, LOG_LEVEL: 'warn', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
+    await buildServer();
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
   }, 120_000);
   afterAll(async () => {
