@@ -1,7 +1,9 @@
 // Ad-hoc profiling aid (not part of npm run bench): one target under autocannon, printing server CPU per request.
 // Usage: [PROF_OUT=file.cpuprofile] node --import tsx bench/profile-full.ts <full|baseline|hello>
-// PROF_OUT writes a CPU profile of the measured window only (not start-up).
+// PROF_OUT writes a CPU profile of the measured window only (not start-up); PROF_HEAP_OUT a
+// sampled allocation profile of that window (freed objects included).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
@@ -44,25 +46,55 @@ if (mode === 'baseline') {
 }
 const target = mode !== 'hello' ? `${address}/api/v1/services/crm/contacts?limit=50` : `${address}/healthz`;
 const profileOut = process.env.PROF_OUT;
-const inspector = profileOut ? new (await import('node:inspector')).Session() : undefined;
+const heapOut = process.env.PROF_HEAP_OUT;
+const inspector = profileOut || heapOut ? new (await import('node:inspector')).Session() : undefined;
 const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => inspector!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
-if (inspector) {
-  inspector.connect();
+if (inspector) inspector.connect();
+if (heapOut) {
+  // Every allocation in the window, also those the garbage collector has since freed.
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
+if (profileOut) {
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 200 });
   await post('Profiler.start');
 }
+const threadCpu = () => {
+  const byName = new Map<string, number>();
+  for (const tid of (fs.readdirSync('/proc/self/task'))) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) + (Number(tid) === process.pid ? ' (main)' : '');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10_000);
+    } catch {}
+  }
+  return byName;
+};
+const snapshotPrefix = process.env.PROF_SNAPSHOT;
+if (snapshotPrefix) {
+  const v8 = await import('node:v8');
+  v8.writeHeapSnapshot(`${snapshotPrefix}-idle.heapsnapshot`);
+  setTimeout(() => v8.writeHeapSnapshot(`${snapshotPrefix}-load.heapsnapshot`), 4000);
+}
+const threadsBefore = threadCpu();
 const cpuBefore = process.cpuUsage();
-const child = spawn('npx', ['autocannon', '-j', '-c', '50', '-d', '8', '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
+const child = spawn('npx', ['autocannon', '-j', '-c', '50', ...(process.env.PROF_AMOUNT ? ['-a', process.env.PROF_AMOUNT] : ['-d', '8']), '-H', `authorization=Bearer ${secret}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
 let report = '';
 child.stdout!.on('data', (chunk) => (report += String(chunk)));
 await new Promise((resolve) => child.on('exit', resolve));
 const cpu = process.cpuUsage(cpuBefore);
-if (inspector) {
+if (profileOut) {
   const { profile } = await post('Profiler.stop');
-  (await import('node:fs')).writeFileSync(profileOut!, JSON.stringify(profile));
+  (await import('node:fs')).writeFileSync(profileOut, JSON.stringify(profile));
+}
+if (heapOut) {
+  const { profile } = await post('HeapProfiler.stopSampling');
+  (await import('node:fs')).writeFileSync(heapOut, JSON.stringify(profile));
 }
 const requests = JSON.parse(report).requests.total as number;
+for (const [name, us] of threadCpu()) console.error(`  thread ${name}: ${((us - (threadsBefore.get(name) ?? 0)) / requests).toFixed(0)} µs per request`);
 console.error(`${mode}: ${requests} requests, server CPU ${((cpu.user + cpu.system) / requests).toFixed(0)} µs per request`);
 await runtime.close();
 process.exit(0);

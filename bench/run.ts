@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { createTenantAdmin } from '../src/platform/tenants/service.js';
+import { startCommand } from '../scripts/build.mjs';
 import { BENCH_SCHEMA, LIST_PATH, LIST_QUERY, POOL_SIZE, type ChildMessage, type ParentMessage, type Target } from './shared.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -60,6 +61,8 @@ interface RunResult {
   errors: number;
   timeouts: number;
   duration_s: number;
+  /** CPU per request during the measured window: the target process, PostgreSQL, the load generator. */
+  cpu_us_per_request: CpuSnapshot;
 }
 
 function intSetting(name: string, fallback: number, min: number): number {
@@ -146,6 +149,7 @@ async function dropSchema(databaseUrl: string): Promise<void> {
 }
 
 interface RunningTarget {
+  pid: number;
   port: number;
   stop(): Promise<void>;
 }
@@ -156,7 +160,10 @@ let current: ChildProcess | undefined;
 async function startTarget(target: Target, seed: Seed): Promise<RunningTarget> {
   const child = fork(path.join(BENCH_DIR, 'servers.ts'), [target], {
     cwd: REPO_ROOT,
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=<dir> writes V8 CPU profiles to <dir>/<target>/ (one per thread; the server's is the largest).
+    // BENCH_NODE_FLAGS adds node flags to every target (e.g. --trace-gc, with BENCH_APP_LOG to keep the output).
+    // Every target runs with the node flags of `npm start` (heap sizing), as production does.
+    execArgv: ['--import', 'tsx', ...startCommand().flags, ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, target)}`] : [])],
     // BENCH_APP_LOG=<file> keeps the app's log lines (appended) instead of discarding them.
     stdio: ['ignore', process.env.BENCH_APP_LOG ? fs.openSync(process.env.BENCH_APP_LOG, 'a') : 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, BENCH_DATABASE_URL: seed.benchUrl, BENCH_TENANT_ID: seed.tenantId, BENCH_MODE: MODE },
@@ -179,6 +186,7 @@ async function startTarget(target: Target, seed: Seed): Promise<RunningTarget> {
   });
   return {
     port,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
@@ -267,8 +275,11 @@ async function measure(round: number, target: Target, seed: Seed): Promise<RunRe
   const server = await startTarget(target, seed);
   try {
     if (settings.warmupSeconds > 0) await load(server.port, settings.warmupSeconds, seed.secret);
+    const cpuBefore = cpuSnapshot(server.pid);
     const result = await load(server.port, settings.durationSeconds, seed.secret);
+    const cpu = cpuPerRequest(cpuBefore, cpuSnapshot(server.pid), result['2xx'] + result.non2xx);
     return {
+      cpu_us_per_request: cpu,
       round,
       target,
       rps: result['2xx'] / result.duration,
@@ -286,6 +297,47 @@ async function measure(round: number, target: Target, seed: Seed): Promise<RunRe
   }
 }
 
+/** CPU time (ms) used so far by the target process, by every PostgreSQL process, and by this process (the load generator). */
+interface CpuSnapshot {
+  server: number;
+  postgres: number;
+  loadGenerator: number;
+}
+
+const TICK_MS = 10; // /proc reports CPU time in clock ticks of 1/100 s on Linux
+
+/** utime + stime of a process in ms, from /proc/<pid>/stat; 0 where /proc cannot be read. */
+function processCpuMs(pid: number | string): { command: string; ms: number } {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { command, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+  } catch {
+    return { command: '', ms: 0 };
+  }
+}
+
+function cpuSnapshot(serverPid: number): CpuSnapshot {
+  let postgres = 0;
+  try {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const { command, ms } = processCpuMs(entry);
+      if (command === 'postgres') postgres += ms;
+    }
+  } catch {
+    // not Linux: no PostgreSQL figure
+  }
+  const own = process.cpuUsage();
+  return { server: processCpuMs(serverPid).ms, postgres, loadGenerator: (own.user + own.system) / 1000 };
+}
+
+function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuSnapshot {
+  const per = (key: keyof CpuSnapshot) => (requests > 0 ? ((after[key] - before[key]) * 1000) / requests : 0);
+  return { server: per('server'), postgres: per('postgres'), loadGenerator: per('loadGenerator') };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -301,6 +353,7 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
   const started = Date.now();
   const loadAtStart = os.loadavg();
+  log(`bench: targets run with npm start's node flags: ${startCommand().flags.join(' ') || '(none)'}`);
   log(`bench: ${os.cpus().length} CPUs, load average ${loadAtStart.map((value) => value.toFixed(2)).join(' ')}, node ${process.version}`);
   log(
     `bench: ${settings.rounds} rounds x (full, a, b); ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per run`,
@@ -320,7 +373,8 @@ async function main(): Promise<void> {
         const run = await measure(round, target, seed);
         runs.push(run);
         const flags = run.non_2xx + run.errors + run.timeouts > 0 ? `  !! non-2xx ${run.non_2xx}, errors ${run.errors}, timeouts ${run.timeouts}` : '';
-        log(`  round ${round}  ${pad(target, 8)}  ${padLeft(int(run.rps), 7)} req/s  p50 ${padLeft(run.p50_ms.toFixed(0), 4)} ms  p99 ${padLeft(run.p99_ms.toFixed(0), 4)} ms${flags}`);
+        const cpu = `cpu us/req: server ${padLeft(int(run.cpu_us_per_request.server), 5)}, postgres ${padLeft(int(run.cpu_us_per_request.postgres), 5)}, load generator ${padLeft(int(run.cpu_us_per_request.loadGenerator), 4)}`;
+        log(`  round ${round}  ${pad(target, 8)}  ${padLeft(int(run.rps), 7)} req/s  p50 ${padLeft(run.p50_ms.toFixed(0), 4)} ms  p99 ${padLeft(run.p99_ms.toFixed(0), 4)} ms  ${cpu}${flags}`);
       }
     }
 
