@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
+import { selectPage } from '../../db/paging.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { BlogPostsTable, BlogSubscribersTable, BlogTables, PostStatus, SubscriberStatus } from './tables.js';
 
@@ -95,21 +96,13 @@ function filteredPosts(db: BlogDb, owner: Owner, filters: PostFilters) {
 /** Posts of any status, newest first. */
 export async function listPosts(db: BlogDb, owner: Owner, filters: PostFilters, page: PageRequest) {
   const base = filteredPosts(db, owner, filters);
-  const [rows, count] = await Promise.all([
-    base.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /** Published posts only, most recently published first. */
 export async function listPublishedPosts(db: BlogDb, owner: Owner, filters: Omit<PostFilters, 'status' | 'search'>, page: PageRequest) {
   const base = filteredPosts(db, owner, { ...filters, status: 'published' });
-  const [rows, count] = await Promise.all([
-    base.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updatePost(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogPostsTable>): Promise<PostRow> {
@@ -300,11 +293,7 @@ export async function listSubscribers(db: BlogDb, owner: Owner, filters: { statu
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
-  const [rows, count] = await Promise.all([
-    base.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateSubscriber(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogSubscribersTable>): Promise<SubscriberRow> {

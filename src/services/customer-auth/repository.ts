@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
+import { selectPage } from '../../db/paging.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type {
   CustomerAuthChallengesTable,
@@ -119,11 +120,7 @@ export async function listUsers(db: AuthDb, owner: Owner, filters: UserFilters, 
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
-  const [rows, count] = await Promise.all([
-    base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateUser(db: AuthDb, owner: Owner, id: string, changes: Partial<CustomerAuthUsersTable>): Promise<UserRow> {
@@ -201,11 +198,7 @@ export async function listActiveSessions(db: AuthDb, owner: Owner, userId: strin
     .where('mode', '=', owner.mode)
     .where('user_id', '=', userId)
     .where('expires_at', '>', now);
-  const [rows, count] = await Promise.all([
-    base.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc'), page);
 }
 
 export async function deleteSession(db: AuthDb, owner: Owner, jti: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { containsPattern } from '../../lib/search.js';
+import { selectPage } from '../../db/paging.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { FormStatus, FormsFormsTable, FormsSubmissionsTable, FormsTables } from './tables.js';
 
@@ -92,11 +93,7 @@ export async function listForms(db: FormsDb, owner: Owner, filters: { status?: F
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
   }
-  const [rows, count] = await Promise.all([
-    base.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /** Slugs of the owner equal to `base` or starting with `base-` (candidates for numbering). */

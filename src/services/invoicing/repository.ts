@@ -3,6 +3,7 @@ import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import type { Mode } from '../../db/types.js';
 import { containsPattern } from '../../lib/search.js';
+import { selectPage } from '../../db/paging.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type {
   ApprovalStatus,
@@ -185,11 +186,8 @@ export async function listCustomers(db: InvoicingDb, owner: Owner, filters: { se
     base = base.where((eb) => eb.or([eb('display_name', 'ilike', pattern), eb('email', 'ilike', pattern)]));
   }
   if (filters.isActive !== undefined) base = base.where('is_active', '=', filters.isActive);
-  const [rows, count] = await Promise.all([
-    base.select(CUSTOMER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toCustomer), total: Number(count.total) };
+  const { rows, total } = await selectPage(base, base.select(CUSTOMER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return { rows: rows.map(toCustomer), total };
 }
 
 export async function updateCustomer(db: InvoicingDb, owner: Owner, customerId: string, changes: Partial<NewCustomer>): Promise<CustomerRow> {
@@ -333,17 +331,8 @@ export async function listInvoices(db: InvoicingDb, owner: Owner, filters: { sta
   let base = db.selectFrom('invoicing_invoices').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.status) base = base.where('status', '=', filters.status);
   if (filters.customerId) base = base.where('customer_id', '=', filters.customerId);
-  const [rows, count] = await Promise.all([
-    base
-      .select([...INVOICE_COLUMNS, issueDate, dueDate])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toInvoice), total: Number(count.total) };
+  const { rows, total } = await selectPage(base, base.select([...INVOICE_COLUMNS, issueDate, dueDate]).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return { rows: rows.map(toInvoice), total };
 }
 
 export async function updateInvoice(db: InvoicingDb, owner: Owner, invoiceId: string, changes: InvoiceChanges): Promise<InvoiceRow> {
@@ -594,11 +583,8 @@ export async function listRefunds(db: InvoicingDb, owner: Owner, filters: { invo
   let base = db.selectFrom('invoicing_refunds').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.invoiceId) base = base.where('invoice_id', '=', filters.invoiceId);
   if (filters.paymentId) base = base.where('customer_payment_id', '=', filters.paymentId);
-  const [rows, count] = await Promise.all([
-    base.select(REFUND_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toRefund), total: Number(count.total) };
+  const { rows, total } = await selectPage(base, base.select(REFUND_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return { rows: rows.map(toRefund), total };
 }
 
 // Approval policies
@@ -637,11 +623,8 @@ export async function findPolicy(db: InvoicingDb, owner: Owner, policyId: string
 
 export async function listPolicies(db: InvoicingDb, owner: Owner, page: PageRequest) {
   const base = db.selectFrom('invoicing_approval_policies').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  const [rows, count] = await Promise.all([
-    base.select(POLICY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toPolicy), total: Number(count.total) };
+  const { rows, total } = await selectPage(base, base.select(POLICY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return { rows: rows.map(toPolicy), total };
 }
 
 export async function deletePolicy(db: InvoicingDb, owner: Owner, policyId: string): Promise<boolean> {
@@ -747,11 +730,8 @@ export async function findApproval(db: InvoicingDb, owner: Owner, approvalId: st
 export async function listApprovals(db: InvoicingDb, owner: Owner, filters: { status?: ApprovalStatus }, page: PageRequest) {
   let base = db.selectFrom('invoicing_approvals').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.status) base = base.where('status', '=', filters.status);
-  const [rows, count] = await Promise.all([
-    base.select(APPROVAL_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toApproval), total: Number(count.total) };
+  const { rows, total } = await selectPage(base, base.select(APPROVAL_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return { rows: rows.map(toApproval), total };
 }
 
 export async function decideApproval(

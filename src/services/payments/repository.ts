@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import type { Mode } from '../../db/types.js';
+import { selectPage } from '../../db/paging.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { PaymentCheckoutSessionsTable, PaymentLinksTable, PaymentTables, SessionStatus } from './tables.js';
 
@@ -101,11 +102,7 @@ export async function listSessions(
   }
   if (filters.status === 'complete') base = base.where('status', '=', 'complete');
   if (filters.payment_link_id) base = base.where('payment_link_id', '=', filters.payment_link_id);
-  const [rows, count] = await Promise.all([
-    base.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /**
@@ -219,11 +216,7 @@ export function findLinkByCapability(db: PaymentsDb, id: string): Promise<OwnedL
 export async function listLinks(db: PaymentsDb, owner: Owner, filters: { active?: boolean }, page: PageRequest) {
   let base = db.selectFrom('payment_links').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.active !== undefined) base = base.where('active', '=', filters.active);
-  const [rows, count] = await Promise.all([
-    base.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return selectPage(base, base.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateLink(db: PaymentsDb, owner: Owner, id: string, changes: Omit<Updateable<PaymentLinksTable>, 'use_count'>): Promise<LinkRow> {
