@@ -8,6 +8,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { createTenantAdmin } from '../src/platform/tenants/service.js';
+import { pgTypes } from '../src/db/timestamptz.js';
 
 const base = 'postgres://postgres@127.0.0.1:5432/test';
 const admin0 = new pg.Client({ connectionString: base });
@@ -29,7 +30,7 @@ const mode = process.argv[2] ?? 'full';
 let address: string;
 if (mode === 'baseline') {
   const { default: Fastify } = await import('fastify');
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10, types: pgTypes });
   const bare = Fastify();
   bare.get('/api/v1/services/crm/contacts', async () => {
     const [list, count] = await Promise.all([

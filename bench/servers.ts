@@ -13,6 +13,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
+import { pgTypes } from '../src/db/timestamptz.js';
 import { COUNT_SQL, LIST_PATH, LIST_SQL, POOL_SIZE, TARGETS, type ChildMessage, type ParentMessage, type Target } from './shared.js';
 
 interface Server {
@@ -59,7 +60,8 @@ async function startFull(databaseUrl: string): Promise<Server> {
 async function startBaseline(databaseUrl: string): Promise<Server> {
   const tenantId = required('BENCH_TENANT_ID');
   const mode = required('BENCH_MODE');
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE });
+  // Configured as the app's pool: same size, same type parsers (src/db/timestamptz.ts).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, types: pgTypes });
   pool.on('error', () => {});
   const app = Fastify();
   app.get(LIST_PATH, async (request) => {

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { pgliteDialect } from './pglite-dialect.js';
+import { pgTypes } from './timestamptz.js';
 import type { PlatformTables } from './types.js';
 
 export type Db = Kysely<PlatformTables>;
@@ -40,7 +41,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPostgres(connectionString: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  const pool = new pg.Pool({ connectionString, max: poolSize, types: pgTypes });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
