@@ -15,7 +15,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { createTenantAdmin } from '../src/platform/tenants/service.js';
-import { startCommand } from '../scripts/build.mjs';
+import * as esbuild from 'esbuild';
+import { build, startCommand } from '../scripts/build.mjs';
 import { BENCH_SCHEMA, LIST_PATH, LIST_QUERY, POOL_SIZE, type ChildMessage, type ParentMessage, type Target } from './shared.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -156,14 +157,50 @@ interface RunningTarget {
 
 let current: ChildProcess | undefined;
 
-/** Forks bench/servers.ts for one target; resolves once it listens. Its stdout (the app's log) goes to /dev/null. */
+/**
+ * The targets run as plain JavaScript, as `npm start` runs the app: src/ is compiled to dist/
+ * by the start command's own build, and bench/servers.ts is bundled (with shared.ts) into
+ * .bench/servers.mjs, importing the app from dist/. Under tsx the app's heap would also hold
+ * tsx's source maps (about 7 MB more), which makes every full garbage collection dearer.
+ */
+async function compileTargets(): Promise<string> {
+  await build();
+  const outfile = path.join(REPO_ROOT, '.bench', 'servers.mjs');
+  await esbuild.build({
+    entryPoints: [path.join(BENCH_DIR, 'servers.ts')],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'app-from-dist',
+        setup(builder) {
+          builder.onResolve({ filter: /^\.\.\/src\// }, (args) => ({
+            path: path.join(REPO_ROOT, 'dist', args.path.slice('../src/'.length)),
+            external: true,
+          }));
+        },
+      },
+    ],
+  });
+  return outfile;
+}
+
+let compiledServers: string | undefined;
+
+/** Forks the compiled bench/servers.ts for one target; resolves once it listens. Its stdout (the app's log) goes to /dev/null. */
 async function startTarget(target: Target, seed: Seed): Promise<RunningTarget> {
-  const child = fork(path.join(BENCH_DIR, 'servers.ts'), [target], {
+  compiledServers ??= await compileTargets();
+  const child = fork(compiledServers, [target], {
     cwd: REPO_ROOT,
     // BENCH_CPU_PROF=<dir> writes V8 CPU profiles to <dir>/<target>/ (one per thread; the server's is the largest).
     // BENCH_NODE_FLAGS adds node flags to every target (e.g. --trace-gc, with BENCH_APP_LOG to keep the output).
     // Every target runs with the node flags of `npm start` (heap sizing), as production does.
-    execArgv: ['--import', 'tsx', ...startCommand().flags, ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, target)}`] : [])],
+    execArgv: [...startCommand().flags, ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, target)}`] : [])],
     // BENCH_APP_LOG=<file> keeps the app's log lines (appended) instead of discarding them.
     stdio: ['ignore', process.env.BENCH_APP_LOG ? fs.openSync(process.env.BENCH_APP_LOG, 'a') : 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, BENCH_DATABASE_URL: seed.benchUrl, BENCH_TENANT_ID: seed.tenantId, BENCH_MODE: MODE },
