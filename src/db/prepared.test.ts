@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
-import { PreparedQuery, PreparedQueryVariants } from './prepared.js';
+import { PreparedQuery, PreparedQueryVariants, runPreparedQueriesDirectly } from './prepared.js';
 
 interface Tables {
   prepared_things: { id: number; owner: string; label: string; hidden: boolean };
@@ -11,8 +11,10 @@ let database: Database;
 let db: Kysely<Tables>;
 
 beforeAll(async () => {
-  database = await openDatabase({ databaseUrl: undefined, dataDir: undefined });
+  // The embedded database, or the suite's PostgreSQL schema when the run has DATABASE_URL.
+  database = await openDatabase({ databaseUrl: inject('testDatabaseUrl'), dataDir: undefined, poolSize: 3 });
   db = database.db as unknown as Kysely<Tables>;
+  await sql`drop table if exists prepared_things`.execute(db);
   await sql`create table prepared_things (id int primary key, owner text not null, label text not null, hidden boolean not null)`.execute(db);
   await db
     .insertInto('prepared_things')
@@ -54,6 +56,23 @@ describe('PreparedQuery', () => {
       expect(await visibleThings.execute(trx, { owner: 'c', limit: 10 })).toEqual([{ id: 5, label: 'cherry' }]);
       await trx.deleteFrom('prepared_things').where('id', '=', 5).execute();
     });
+  });
+
+  it('hands statements on a registered instance to its runner, but not those of its transactions', async () => {
+    const statements: string[] = [];
+    const registered = db.withoutPlugins();
+    runPreparedQueriesDirectly(registered, async (statement, parameters) => {
+      statements.push(statement);
+      return (await db.executeQuery(CompiledQuery.raw(statement, [...parameters]))).rows;
+    });
+    expect(await visibleThings.execute(registered, { owner: 'b', limit: 10 })).toEqual([{ id: 4, label: 'apricot' }]);
+    expect(statements).toHaveLength(1);
+    await registered.transaction().execute(async (trx) => {
+      await trx.insertInto('prepared_things').values({ id: 6, owner: 'd', label: 'date', hidden: false }).execute();
+      expect(await visibleThings.execute(trx, { owner: 'd', limit: 10 })).toEqual([{ id: 6, label: 'date' }]);
+      await trx.deleteFrom('prepared_things').where('id', '=', 6).execute();
+    });
+    expect(statements).toHaveLength(1);
   });
 
   it('refuses a named value that the query never binds', async () => {
