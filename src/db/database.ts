@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { pgliteDialect } from './pglite-dialect.js';
-import { runPreparedQueriesDirectly } from './prepared.js';
+import { runCompiledQueriesDirectly } from './prepared.js';
 import { pgTypes } from './timestamptz.js';
 import type { PlatformTables } from './types.js';
 
@@ -46,7 +46,7 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
-  runPreparedQueriesDirectly(db, (statement, parameters) =>
+  runCompiledQueriesDirectly(db, (statement, parameters) =>
     new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),
   );
   return {

@@ -1,7 +1,8 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
-import { PreparedQuery, PreparedQueryVariants, runPreparedQueriesDirectly } from './prepared.js';
+import { selectPage } from './paging.js';
+import { PreparedQuery, PreparedQueryVariants, runCompiledQueriesDirectly } from './prepared.js';
 
 interface Tables {
   prepared_things: { id: number; owner: string; label: string; hidden: boolean };
@@ -35,6 +36,17 @@ const visibleThings = new PreparedQuery<Values, { id: number; label: string }>((
   db.selectFrom('prepared_things').select(['id', 'label']).where('owner', '=', value('owner')).where('hidden', '=', false).orderBy('id').limit(value('limit')),
 );
 
+/** A second pool-wide instance whose direct runner records each statement, then runs it through Kysely. */
+function instanceWithRecordingRunner(): { registered: Kysely<Tables>; statements: string[] } {
+  const statements: string[] = [];
+  const registered = db.withoutPlugins();
+  runCompiledQueriesDirectly(registered, async (statement, parameters) => {
+    statements.push(statement);
+    return (await db.executeQuery(CompiledQuery.raw(statement, [...parameters]))).rows;
+  });
+  return { registered, statements };
+}
+
 describe('PreparedQuery', () => {
   it('runs the compiled statement with each call\'s values and keeps constants', async () => {
     expect(await visibleThings.execute(db, { owner: 'a', limit: 10 })).toEqual([
@@ -59,12 +71,7 @@ describe('PreparedQuery', () => {
   });
 
   it('hands statements on a registered instance to its runner, but not those of its transactions', async () => {
-    const statements: string[] = [];
-    const registered = db.withoutPlugins();
-    runPreparedQueriesDirectly(registered, async (statement, parameters) => {
-      statements.push(statement);
-      return (await db.executeQuery(CompiledQuery.raw(statement, [...parameters]))).rows;
-    });
+    const { registered, statements } = instanceWithRecordingRunner();
     expect(await visibleThings.execute(registered, { owner: 'b', limit: 10 })).toEqual([{ id: 4, label: 'apricot' }]);
     expect(statements).toHaveLength(1);
     await registered.transaction().execute(async (trx) => {
@@ -73,6 +80,22 @@ describe('PreparedQuery', () => {
       await trx.deleteFrom('prepared_things').where('id', '=', 6).execute();
     });
     expect(statements).toHaveLength(1);
+  });
+
+  it('runs list pages (selectPage) the same way: on the runner, or on the transaction', async () => {
+    const { registered, statements } = instanceWithRecordingRunner();
+    const page = (on: Kysely<Tables>) => {
+      const base = on.selectFrom('prepared_things').where('owner', '=', 'a');
+      return selectPage(on, base, base.select(['id', 'label']).orderBy('id'), { limit: 2, offset: 1 });
+    };
+    expect(await page(registered)).toEqual({ rows: [{ id: 2, label: 'avocado' }, { id: 3, label: 'banana' }], total: 3 });
+    expect(statements).toHaveLength(2);
+    await registered.transaction().execute(async (trx) => {
+      await trx.insertInto('prepared_things').values({ id: 7, owner: 'a', label: 'apricot', hidden: false }).execute();
+      expect((await page(trx)).total).toBe(4);
+      await trx.deleteFrom('prepared_things').where('id', '=', 7).execute();
+    });
+    expect(statements).toHaveLength(2);
   });
 
   it('refuses a named value that the query never binds', async () => {

@@ -96,13 +96,13 @@ function filteredPosts(db: BlogDb, owner: Owner, filters: PostFilters) {
 /** Posts of any status, newest first. */
 export async function listPosts(db: BlogDb, owner: Owner, filters: PostFilters, page: PageRequest) {
   const base = filteredPosts(db, owner, filters);
-  return selectPage(base, base.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /** Published posts only, most recently published first. */
 export async function listPublishedPosts(db: BlogDb, owner: Owner, filters: Omit<PostFilters, 'status' | 'search'>, page: PageRequest) {
   const base = filteredPosts(db, owner, { ...filters, status: 'published' });
-  return selectPage(base, base.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updatePost(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogPostsTable>): Promise<PostRow> {
@@ -293,7 +293,7 @@ export async function listSubscribers(db: BlogDb, owner: Owner, filters: { statu
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
-  return selectPage(base, base.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateSubscriber(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogSubscribersTable>): Promise<SubscriberRow> {

@@ -103,7 +103,7 @@ export function findProduct(db: CatalogDb, owner: Owner, id: string, options: { 
 export async function listProducts(db: CatalogDb, owner: Owner, filters: { active?: boolean }, page: PageRequest) {
   let base = db.selectFrom('catalog_products').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.active !== undefined) base = base.where('active', '=', filters.active);
-  return selectPage(base, base.select(PRODUCT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(PRODUCT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateProduct(db: CatalogDb, owner: Owner, id: string, changes: Updateable<CatalogProductsTable>): Promise<ProductRow> {
@@ -189,7 +189,7 @@ export async function listCoupons(db: CatalogDb, owner: Owner, filters: { active
   let base = db.selectFrom('catalog_coupons').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.active !== undefined) base = base.where('active', '=', filters.active);
   if (filters.code !== undefined) base = base.where(sql<string>`lower(code)`, '=', filters.code.toLowerCase());
-  return selectPage(base, base.select(COUPON_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(COUPON_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateCoupon(db: CatalogDb, owner: Owner, id: string, changes: Updateable<CatalogCouponsTable>): Promise<CouponRow> {
@@ -253,7 +253,7 @@ export async function listSubscriptions(db: CatalogDb, owner: Owner, filters: Su
   if (filters.contact_id) base = base.where('contact_id', '=', filters.contact_id);
   if (filters.company_id) base = base.where('company_id', '=', filters.company_id);
   if (filters.product_id) base = base.where('product_id', '=', filters.product_id);
-  return selectPage(base, base.select(SUBSCRIPTION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(SUBSCRIPTION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /** Current names of the given products (one query for a whole page). */

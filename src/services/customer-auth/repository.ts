@@ -120,7 +120,7 @@ export async function listUsers(db: AuthDb, owner: Owner, filters: UserFilters, 
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
-  return selectPage(base, base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateUser(db: AuthDb, owner: Owner, id: string, changes: Partial<CustomerAuthUsersTable>): Promise<UserRow> {
@@ -198,7 +198,7 @@ export async function listActiveSessions(db: AuthDb, owner: Owner, userId: strin
     .where('mode', '=', owner.mode)
     .where('user_id', '=', userId)
     .where('expires_at', '>', now);
-  return selectPage(base, base.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc'), page);
+  return selectPage(db, base, base.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc'), page);
 }
 
 export async function deleteSession(db: AuthDb, owner: Owner, jti: string): Promise<boolean> {

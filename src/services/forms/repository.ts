@@ -93,7 +93,7 @@ export async function listForms(db: FormsDb, owner: Owner, filters: { status?: F
     const pattern = containsPattern(filters.search);
     base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
   }
-  return selectPage(base, base.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /** Slugs of the owner equal to `base` or starting with `base-` (candidates for numbering). */

@@ -186,7 +186,7 @@ export async function listCustomers(db: InvoicingDb, owner: Owner, filters: { se
     base = base.where((eb) => eb.or([eb('display_name', 'ilike', pattern), eb('email', 'ilike', pattern)]));
   }
   if (filters.isActive !== undefined) base = base.where('is_active', '=', filters.isActive);
-  const { rows, total } = await selectPage(base, base.select(CUSTOMER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  const { rows, total } = await selectPage(db, base, base.select(CUSTOMER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
   return { rows: rows.map(toCustomer), total };
 }
 
@@ -331,7 +331,7 @@ export async function listInvoices(db: InvoicingDb, owner: Owner, filters: { sta
   let base = db.selectFrom('invoicing_invoices').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.status) base = base.where('status', '=', filters.status);
   if (filters.customerId) base = base.where('customer_id', '=', filters.customerId);
-  const { rows, total } = await selectPage(base, base.select([...INVOICE_COLUMNS, issueDate, dueDate]).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  const { rows, total } = await selectPage(db, base, base.select([...INVOICE_COLUMNS, issueDate, dueDate]).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
   return { rows: rows.map(toInvoice), total };
 }
 
@@ -583,7 +583,7 @@ export async function listRefunds(db: InvoicingDb, owner: Owner, filters: { invo
   let base = db.selectFrom('invoicing_refunds').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.invoiceId) base = base.where('invoice_id', '=', filters.invoiceId);
   if (filters.paymentId) base = base.where('customer_payment_id', '=', filters.paymentId);
-  const { rows, total } = await selectPage(base, base.select(REFUND_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  const { rows, total } = await selectPage(db, base, base.select(REFUND_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
   return { rows: rows.map(toRefund), total };
 }
 
@@ -623,7 +623,7 @@ export async function findPolicy(db: InvoicingDb, owner: Owner, policyId: string
 
 export async function listPolicies(db: InvoicingDb, owner: Owner, page: PageRequest) {
   const base = db.selectFrom('invoicing_approval_policies').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  const { rows, total } = await selectPage(base, base.select(POLICY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  const { rows, total } = await selectPage(db, base, base.select(POLICY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
   return { rows: rows.map(toPolicy), total };
 }
 
@@ -730,7 +730,7 @@ export async function findApproval(db: InvoicingDb, owner: Owner, approvalId: st
 export async function listApprovals(db: InvoicingDb, owner: Owner, filters: { status?: ApprovalStatus }, page: PageRequest) {
   let base = db.selectFrom('invoicing_approvals').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.status) base = base.where('status', '=', filters.status);
-  const { rows, total } = await selectPage(base, base.select(APPROVAL_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  const { rows, total } = await selectPage(db, base, base.select(APPROVAL_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
   return { rows: rows.map(toApproval), total };
 }
 

@@ -102,7 +102,7 @@ export async function listSessions(
   }
   if (filters.status === 'complete') base = base.where('status', '=', 'complete');
   if (filters.payment_link_id) base = base.where('payment_link_id', '=', filters.payment_link_id);
-  return selectPage(base, base.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 /**
@@ -216,7 +216,7 @@ export function findLinkByCapability(db: PaymentsDb, id: string): Promise<OwnedL
 export async function listLinks(db: PaymentsDb, owner: Owner, filters: { active?: boolean }, page: PageRequest) {
   let base = db.selectFrom('payment_links').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
   if (filters.active !== undefined) base = base.where('active', '=', filters.active);
-  return selectPage(base, base.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return selectPage(db, base, base.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
 export function updateLink(db: PaymentsDb, owner: Owner, id: string, changes: Omit<Updateable<PaymentLinksTable>, 'use_count'>): Promise<LinkRow> {
