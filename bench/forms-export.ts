@@ -44,7 +44,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -52,6 +51,7 @@ import { build, startCommand } from '../scripts/build.mjs';
 import { openDatabase } from '../src/db/database.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createTenantAdmin } from '../src/platform/tenants/service.js';
+import { freePort } from '../test/processes/server-process.js';
 
 const SCHEMA = 'forms_bench';
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -91,17 +91,6 @@ interface ServerSpec {
 
 function log(line = ''): void {
   process.stdout.write(`${line}\n`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function startServer(spec: ServerSpec): Promise<Server> {

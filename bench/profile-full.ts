@@ -88,11 +88,11 @@ await new Promise((resolve) => child.on('exit', resolve));
 const cpu = process.cpuUsage(cpuBefore);
 if (profileOut) {
   const { profile } = await post('Profiler.stop');
-  (await import('node:fs')).writeFileSync(profileOut, JSON.stringify(profile));
+  fs.writeFileSync(profileOut, JSON.stringify(profile));
 }
 if (heapOut) {
   const { profile } = await post('HeapProfiler.stopSampling');
-  (await import('node:fs')).writeFileSync(heapOut, JSON.stringify(profile));
+  fs.writeFileSync(heapOut, JSON.stringify(profile));
 }
 const requests = JSON.parse(report).requests.total as number;
 for (const [name, us] of threadCpu()) console.error(`  thread ${name}: ${((us - (threadsBefore.get(name) ?? 0)) / requests).toFixed(0)} µs per request`);

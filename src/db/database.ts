@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { pgliteDialect } from './pglite-dialect.js';
-import { runCompiledQueriesDirectly } from './prepared.js';
+import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { pgTypes } from './timestamptz.js';
 import type { PlatformTables } from './types.js';
 

@@ -2,7 +2,8 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
 import { selectPage } from './paging.js';
-import { PreparedQuery, PreparedQueryVariants, runCompiledQueriesDirectly } from './prepared.js';
+import { runCompiledQueriesDirectly } from './execute-compiled.js';
+import { PreparedQuery, PreparedQueryVariants } from './prepared.js';
 
 interface Tables {
   prepared_things: { id: number; owner: string; label: string; hidden: boolean };

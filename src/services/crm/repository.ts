@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import type { Owner } from '../../platform/context.js';
 import { containsPattern } from '../../lib/search.js';
+import { selectPreparedPage } from '../../db/paging.js';
 import { PreparedQuery, PreparedQueryVariants } from '../../db/prepared.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import type { CrmCompaniesTable, CrmContactsTable, CrmTables } from './tables.js';
@@ -76,8 +77,7 @@ export async function listCompanies(db: CrmDb, owner: Owner, filters: { search?:
     limit: page.limit,
     offset: page.offset,
   };
-  const [rows, count] = await Promise.all([companyPage.for(shape).execute(db, values), companyCount.for(shape).execute(db, values)]);
-  return { rows, total: Number(count[0]?.total ?? 0) };
+  return selectPreparedPage(db, companyPage.for(shape), companyCount.for(shape), values);
 }
 
 export function updateCompany(db: CrmDb, owner: Owner, id: string, changes: Partial<CrmCompaniesTable>): Promise<CompanyRow> {
@@ -148,8 +148,7 @@ export async function listContacts(db: CrmDb, owner: Owner, filters: { search?: 
     limit: page.limit,
     offset: page.offset,
   };
-  const [rows, count] = await Promise.all([contactPage.for(shape).execute(db, values), contactCount.for(shape).execute(db, values)]);
-  return { rows, total: Number(count[0]?.total ?? 0) };
+  return selectPreparedPage(db, contactPage.for(shape), contactCount.for(shape), values);
 }
 
 export function updateContact(db: CrmDb, owner: Owner, id: string, changes: Partial<CrmContactsTable>): Promise<ContactRow> {
