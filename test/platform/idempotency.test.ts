@@ -113,7 +113,7 @@ describe('Idempotency-Key', () => {
   it('forgets a key after 24 hours, and the sweep job deletes it', async () => {
     const key = await (await platform.newTenant()).key();
     const headers = { 'idempotency-key': 'day-old' };
-    platform.clock.freeze(new Date('2026-11-22T08:00:00.000Z'));
+    platform.clock.freeze();
     try {
       await call(platform.app, 'POST', CONTACTS, { key, headers, body: { name: 'Ada' } });
       platform.clock.advance(23 * HOUR_MS);
