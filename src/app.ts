@@ -20,11 +20,11 @@ import { customerAuthModule } from './services/customer-auth/index.js';
 import { formsModule } from './services/forms/index.js';
 import { invoicingModule } from './services/invoicing/index.js';
 import { paymentsModule } from './services/payments/index.js';
-import type { ServiceDeps, ServiceModule } from './services/module.js';
+import type { ServiceModule } from './services/module.js';
 import { ServiceRegistry } from './services/registry.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule];
+export const serviceModules: ServiceModule<any, any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule];
 
 export interface AppDeps {
   database: Database;
@@ -76,18 +76,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await app.register(adminRoutes({ admin, keyCache: deps.keyCache }), { prefix: '/admin/v1' });
   }
 
-  const serviceDeps: ServiceDeps = {
-    db: deps.database.db,
-    clock: deps.clock,
-    jobs: deps.jobs,
-    publicBaseUrl: config.publicBaseUrl,
-    secretsKey: deps.secretsKey,
-    config,
-    services: new ServiceRegistry(),
-  };
+  const shared = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, services: new ServiceRegistry() };
+  const settingsSource = { config, secretsKey: deps.secretsKey };
   for (const module of serviceModules) {
-    const api = module.create(serviceDeps);
-    serviceDeps.services.provide(module.id, api);
+    const api = module.create({ ...shared, settings: module.settings?.(settingsSource) });
+    shared.services.provide(module.id, api);
     await app.register(module.routes(api), { prefix: `/api/v1/services/${module.id}` });
     if (module.pages) await app.register(module.pages(api));
   }

@@ -70,15 +70,7 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     clock,
     config,
     admin,
-    serviceDeps: () => ({
-      db: database.db,
-      clock,
-      jobs: runtime.jobs,
-      publicBaseUrl: config.publicBaseUrl,
-      secretsKey: config.secretsKey!,
-      config,
-      services: new ServiceRegistry(),
-    }),
+    serviceDeps: () => ({ db: database.db, clock, jobs: runtime.jobs, services: new ServiceRegistry(), settings: undefined }),
     async newTenant(name = 'test tenant') {
       const tenant = await admin.createTenant(name);
       return {

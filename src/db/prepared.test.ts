@@ -1,9 +1,8 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
-import { selectPage } from './paging.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
-import { PreparedQuery, PreparedQueryVariants } from './prepared.js';
+import { PreparedQuery } from './prepared.js';
 
 interface Tables {
   prepared_things: { id: number; owner: string; label: string; hidden: boolean };
@@ -83,42 +82,11 @@ describe('PreparedQuery', () => {
     expect(statements).toHaveLength(1);
   });
 
-  it('runs list pages (selectPage) the same way: on the runner, or on the transaction', async () => {
-    const { registered, statements } = instanceWithRecordingRunner();
-    const page = (on: Kysely<Tables>) => {
-      const base = on.selectFrom('prepared_things').where('owner', '=', 'a');
-      return selectPage(on, base, base.select(['id', 'label']).orderBy('id'), { limit: 2, offset: 1 });
-    };
-    expect(await page(registered)).toEqual({ rows: [{ id: 2, label: 'avocado' }, { id: 3, label: 'banana' }], total: 3 });
-    expect(statements).toHaveLength(2);
-    await registered.transaction().execute(async (trx) => {
-      await trx.insertInto('prepared_things').values({ id: 7, owner: 'a', label: 'apricot', hidden: false }).execute();
-      expect((await page(trx)).total).toBe(4);
-      await trx.deleteFrom('prepared_things').where('id', '=', 7).execute();
-    });
-    expect(statements).toHaveLength(2);
-  });
-
   it('refuses a named value that the query never binds', async () => {
     const unbound = new PreparedQuery<{ owner: string }, { id: number }>((db: Kysely<Tables>, value) => {
       value('owner');
       return db.selectFrom('prepared_things').select('id');
     });
     await expect(unbound.execute(db, { owner: 'a' })).rejects.toThrow(/"owner" is not bound/);
-  });
-});
-
-describe('PreparedQueryVariants', () => {
-  it('prepares one statement per shape', async () => {
-    const byLabel = new PreparedQueryVariants(
-      (shape: 'prefix' | 'all') =>
-        new PreparedQuery<{ owner: string; prefix: string }, { id: number }>((db: Kysely<Tables>, value) => {
-          const base = db.selectFrom('prepared_things').select('id').where('owner', '=', value('owner')).orderBy('id');
-          return shape === 'prefix' ? base.where('label', 'like', value('prefix')) : base;
-        }),
-    );
-    expect(byLabel.for('all')).toBe(byLabel.for('all'));
-    expect(await byLabel.for('all').execute(db, { owner: 'a', prefix: '' })).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
-    expect(await byLabel.for('prefix').execute(db, { owner: 'a', prefix: 'a%' })).toEqual([{ id: 1 }, { id: 2 }]);
   });
 });

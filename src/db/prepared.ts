@@ -45,16 +45,3 @@ export class PreparedQuery<Values extends Record<string, unknown>, Row> {
     return compiled;
   }
 }
-
-/** One prepared query per shape, for queries whose clauses depend on which filters are set. */
-export class PreparedQueryVariants<Shape extends string, Values extends Record<string, unknown>, Row> {
-  readonly #byShape = new Map<Shape, PreparedQuery<Values, Row>>();
-
-  constructor(private readonly build: (shape: Shape) => PreparedQuery<Values, Row>) {}
-
-  for(shape: Shape): PreparedQuery<Values, Row> {
-    let query = this.#byShape.get(shape);
-    if (!query) this.#byShape.set(shape, (query = this.build(shape)));
-    return query;
-  }
-}

@@ -1,18 +1,15 @@
-import type { Mode } from '../db/types.js';
+import type { Owner } from '../db/owned.js';
 
-/** Who is calling and when: the first argument of every service function. */
-export interface RequestContext {
-  tenantId: string;
-  mode: Mode;
+export type { Owner };
+
+/**
+ * Who is calling and when: the first argument of every service function. It is also the
+ * Owner (tenant and mode) that every query of the request is confined to.
+ */
+export interface RequestContext extends Owner {
   keyId: string;
   scopes: readonly string[];
   requestId: string;
   /** "Now" for this request, read once from the injected clock. */
   now: Date;
-}
-
-/** The tenant and mode every query of a service is confined to. */
-export interface Owner {
-  tenantId: string;
-  mode: Mode;
 }

@@ -6,25 +6,31 @@ import type { JobRunner } from '../platform/jobs/runner.js';
 import type { ServiceId } from '../platform/auth/scopes.js';
 import type { ServiceRegistry } from './registry.js';
 
+/** Where a service's settings come from: the validated configuration and the platform's secrets key. */
+export interface SettingsSource {
+  config: Config;
+  /** 32-byte key for encrypting secrets at rest (AES-256-GCM). */
+  secretsKey: Buffer;
+}
+
 /** What the platform hands every service when it is created. */
-export interface ServiceDeps {
+export interface ServiceDeps<Settings = undefined> {
   db: Db;
   clock: Clock;
   jobs: JobRunner;
-  publicBaseUrl: string;
-  /** 32-byte key for encrypting secrets at rest (AES-256-GCM). */
-  secretsKey: Buffer;
-  /** The whole validated configuration, for the few services with settings of their own. */
-  config: Config;
   /** Other services' public interfaces: the only way one service reaches another. */
   services: ServiceRegistry;
+  /** This service's own slice of the configuration, as its module picked it; nothing else. */
+  settings: Settings;
 }
 
 /** One service: its id (its URL segment), its migrations, how to build it and its routes. */
-export interface ServiceModule<Api> {
+export interface ServiceModule<Api, Settings = undefined> {
   id: ServiceId;
   migrations: URL;
-  create(deps: ServiceDeps): Api;
+  /** Picks the settings this service reads; services without settings leave it out. */
+  settings?(source: SettingsSource): Settings;
+  create(deps: ServiceDeps<Settings>): Api;
   /** API routes, mounted under /api/v1/services/<id>; each declares its scope. */
   routes(api: Api): (app: FastifyInstance) => Promise<void>;
   /** Pages for people (such as a hosted checkout page), mounted at the root, outside the API. */

@@ -1,12 +1,13 @@
-import type { CrmService } from './crm/index.js';
-
 /**
- * The interfaces services offer each other. A service that others may call adds its
- * entry here; callers use `deps.services.get('<id>')`, never another service's tables.
+ * The interfaces services offer each other. A service that others may call declares its
+ * entry from its own index.ts, by augmenting this interface:
+ *
+ *   declare module '../registry.js' { interface ServiceApis { crm: CrmService } }
+ *
+ * Callers use `deps.services.get('<id>')`, never another service's modules or tables.
  */
-export interface ServiceApis {
-  crm: CrmService;
-}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ServiceApis {}
 
 export class ServiceRegistry {
   readonly #apis = new Map<string, unknown>();
@@ -18,7 +19,7 @@ export class ServiceRegistry {
   /** Resolved when called, so the order services are created in does not matter. */
   get<Id extends keyof ServiceApis>(id: Id): ServiceApis[Id] {
     const api = this.#apis.get(id);
-    if (api === undefined) throw new Error(`Service ${id} is not installed.`);
+    if (api === undefined) throw new Error(`Service ${String(id)} is not installed.`);
     return api as ServiceApis[Id];
   }
 }

@@ -27,3 +27,13 @@ export class AppError extends Error {
 export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} not found.`);
 }
+
+/** 400 validation_failed with the given details: the one way business rules refuse input. */
+export function validationFailed(details: ErrorDetail[], message = 'The request is not valid; see details.'): AppError {
+  return new AppError('validation_failed', message, details);
+}
+
+/** 400 validation_failed about one field; its message is also the error's message. */
+export function invalidField(path: string, code: string, message: string, extra: Record<string, unknown> = {}): AppError {
+  return validationFailed([{ ...extra, path, code, message }], message);
+}

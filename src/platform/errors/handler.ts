@@ -48,6 +48,8 @@ function toAppError(error: FastifyError): AppError {
   const validation = (error as { validation?: AjvIssue[]; validationContext?: string }).validation;
   if (validation) {
     const where = (error as { validationContext?: string }).validationContext ?? 'body';
+    // An id or slug of the wrong shape names no resource, exactly like an unknown one.
+    if (where === 'params') return new AppError('not_found', 'No resource has this URL.');
     return new AppError('validation_failed', 'The request is not valid; see details.', collapseAlternatives(validation).map((issue) => toDetail(issue, where)));
   }
 

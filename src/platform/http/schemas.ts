@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 
 /** The one error body; referenced by every operation's error responses. */
 export const ErrorResponse = Type.Object(
@@ -53,6 +53,14 @@ export const CurrencyCode = Type.String({
 
 export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 
+/** Ajv format of integer ids: canonical decimal (no sign, no leading zero) within PostgreSQL's bigint. */
+export const INT64_ID_FORMAT = 'int64-id';
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
+export function isInt64Id(value: string): boolean {
+  return /^[1-9][0-9]{0,18}$/.test(value) && BigInt(value) <= INT64_MAX;
+}
+
 /**
  * `T | null`. For a single primitive type this is `type: [T, 'null']` rather than an
  * `anyOf`: the response serialiser then needs a type check instead of running a
@@ -70,5 +78,25 @@ export function DataEnvelope<T extends TSchema>(item: T) {
   return Type.Object({ data: item });
 }
 
-/** Path parameters named `id`: any string, so a malformed id is a 404, not a 400. */
-export const IdParams = Type.Object({ id: Type.String() }, { additionalProperties: false });
+/*
+ * Path parameters. A value of the wrong shape names no resource: the error handler answers a
+ * path that fails its schema with 404 not_found, as it answers an unknown id, so routes and
+ * services never check id shapes themselves.
+ */
+
+/** A UUID in a path (lower or upper case). */
+export const UuidParam = Type.String({ format: 'uuid', maxLength: 36, examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
+
+/** An integer id in a path, as a decimal string within bigint. */
+export const IntegerIdParam = Type.String({ format: INT64_ID_FORMAT, pattern: '^[1-9][0-9]{0,18}$', maxLength: 19, examples: ['42'] });
+
+/** Path parameters of a route: the schema of each, nothing else. */
+export function PathParams<T extends TProperties>(params: T) {
+  return Type.Object(params, { additionalProperties: false });
+}
+
+/** `{id}` as a UUID, the platform's id scheme. */
+export const IdParams = PathParams({ id: UuidParam });
+
+/** `{id}` as an integer (services whose spec types ids as integers). */
+export const IntegerIdParams = PathParams({ id: IntegerIdParam });

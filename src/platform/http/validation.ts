@@ -2,7 +2,8 @@ import { Ajv, type Options } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { normalizeCurrency } from '../../lib/currency.js';
-import { CURRENCY_FORMAT } from './schemas.js';
+import { UUID_PATTERN } from '../../lib/ids.js';
+import { CURRENCY_FORMAT, INT64_ID_FORMAT, isInt64Id } from './schemas.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the `default` of the module object.
 const addFormats = addFormatsModule.default;
@@ -11,6 +12,9 @@ function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, removeAdditional: false, ...options });
   addFormats(ajv);
   ajv.addFormat(CURRENCY_FORMAT, { type: 'string', validate: (code: string) => normalizeCurrency(code) !== undefined });
+  ajv.addFormat(INT64_ID_FORMAT, { type: 'string', validate: isInt64Id });
+  // ajv-formats' uuid also takes a `urn:uuid:` prefix, which PostgreSQL's uuid type refuses.
+  ajv.addFormat('uuid', UUID_PATTERN);
   return ajv;
 }
 

@@ -1,14 +1,12 @@
 import { Type, type TProperties, type TSchema } from 'typebox';
+import type { PageRequest } from '../../db/paging.js';
+
+export type { PageRequest };
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 /** Deep offsets are slow and a sign of a client looping; cap them well above any real page walk. */
 export const MAX_OFFSET = 10_000_000;
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
 
 const pageProperties = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, 1 to 200.' }),

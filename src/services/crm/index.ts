@@ -4,6 +4,12 @@ import { createCrmService, type CrmService } from './service.js';
 
 export type { CrmService } from './service.js';
 
+declare module '../registry.js' {
+  interface ServiceApis {
+    crm: CrmService;
+  }
+}
+
 /** Contacts and companies; other services use `CrmService`, never the crm tables. */
 export const crmModule: ServiceModule<CrmService> = {
   id: 'crm',

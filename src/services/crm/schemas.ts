@@ -47,7 +47,7 @@ export const CreateContactBody = Type.Object(
     name: Name,
     email: Type.Optional(Nullable(Email)),
     phone: Type.Optional(Nullable(Phone)),
-    company_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'A company of the same tenant and mode.' }))),
+    company_id: Type.Optional(Nullable(Type.String({ ...Uuid, description: 'A company of the same tenant and mode.' }))),
   },
   { additionalProperties: false, examples: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
 );
@@ -57,7 +57,7 @@ export const UpdateContactBody = Type.Object(
     name: Type.Optional(Name),
     email: Type.Optional(Nullable(Email)),
     phone: Type.Optional(Nullable(Phone)),
-    company_id: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    company_id: Type.Optional(Nullable(Uuid)),
     expected_updated_at: ExpectedUpdatedAt,
   },
   { additionalProperties: false },

@@ -1,12 +1,13 @@
 import type { Db } from '../../db/database.js';
+import type { Owner } from '../../db/owned.js';
+import type { PageRequest } from '../../db/paging.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound } from '../../platform/errors/app-error.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
+import { invalidField, notFound } from '../../platform/errors/app-error.js';
 import * as repository from './repository.js';
-import type { CompanyRow, ContactRow, CrmDb, Owner } from './repository.js';
+import type { CompanyRow, ContactRow, CrmDb } from './repository.js';
 import type {
   CompanyView,
   ContactView,
@@ -22,19 +23,13 @@ export function createCrmService({ db }: { db: Db }) {
 
   async function requireCompanyForContact(tx: CrmDb, owner: Owner, companyId: string | null | undefined): Promise<void> {
     if (companyId === undefined || companyId === null) return;
-    if (!isUuid(companyId) || !(await repository.findCompany(tx, owner, companyId))) {
-      throw new AppError('validation_failed', 'The company does not exist.', [
-        { path: 'company_id', code: 'not_found', message: 'No company with this id.' },
-      ]);
-    }
+    if (!(await repository.findCompany(tx, owner, companyId))) throw invalidField('company_id', 'not_found', 'No company with this id.');
   }
 
   return {
     async createCompany(ctx: RequestContext, input: CreateCompanyInput): Promise<CompanyView> {
-      const row = await repository.insertCompany(crm, {
+      const row = await repository.insertCompany(crm, ctx, {
         id: newId(),
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         name: input.name.trim(),
         domain: input.domain?.toLowerCase() ?? null,
         created_at: ctx.now,
@@ -44,23 +39,22 @@ export function createCrmService({ db }: { db: Db }) {
     },
 
     async getCompany(ctx: RequestContext, id: string): Promise<CompanyView> {
-      const row = isUuid(id) ? await repository.findCompany(crm, owner(ctx), id) : undefined;
+      const row = await repository.findCompany(crm, ctx, id);
       if (!row) throw notFound('Company');
       return presentCompany(row);
     },
 
     async listCompanies(ctx: RequestContext, filters: { search?: string }, page: PageRequest) {
-      const { rows, total } = await repository.listCompanies(crm, owner(ctx), filters, page);
+      const { rows, total } = await repository.listCompanies(crm, ctx, filters, page);
       return { rows: rows.map(presentCompany), total };
     },
 
     async updateCompany(ctx: RequestContext, id: string, input: UpdateCompanyInput): Promise<CompanyView> {
-      if (!isUuid(id)) throw notFound('Company');
       return crm.transaction().execute(async (tx) => {
-        const current = await repository.findCompany(tx, owner(ctx), id, { forUpdate: true });
+        const current = await repository.findCompany(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Company');
         assertFresh(input.expected_updated_at, current.updated_at);
-        const row = await repository.updateCompany(tx, owner(ctx), id, {
+        const row = await repository.updateCompany(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(input.domain !== undefined ? { domain: input.domain?.toLowerCase() ?? null } : {}),
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
@@ -70,11 +64,9 @@ export function createCrmService({ db }: { db: Db }) {
     },
 
     async createContact(ctx: RequestContext, input: CreateContactInput): Promise<ContactView> {
-      await requireCompanyForContact(crm, owner(ctx), input.company_id);
-      const row = await repository.insertContact(crm, {
+      await requireCompanyForContact(crm, ctx, input.company_id);
+      const row = await repository.insertContact(crm, ctx, {
         id: newId(),
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         name: input.name.trim(),
         email: input.email?.toLowerCase() ?? null,
         phone: input.phone?.trim() ?? null,
@@ -86,24 +78,23 @@ export function createCrmService({ db }: { db: Db }) {
     },
 
     async getContact(ctx: RequestContext, id: string): Promise<ContactView> {
-      const row = isUuid(id) ? await repository.findContact(crm, owner(ctx), id) : undefined;
+      const row = await repository.findContact(crm, ctx, id);
       if (!row) throw notFound('Contact');
       return presentContact(row);
     },
 
     async listContacts(ctx: RequestContext, filters: { search?: string; company_id?: string }, page: PageRequest) {
-      const { rows, total } = await repository.listContacts(crm, owner(ctx), filters, page);
+      const { rows, total } = await repository.listContacts(crm, ctx, filters, page);
       return { rows: rows.map(presentContact), total };
     },
 
     async updateContact(ctx: RequestContext, id: string, input: UpdateContactInput): Promise<ContactView> {
-      if (!isUuid(id)) throw notFound('Contact');
       return crm.transaction().execute(async (tx) => {
-        const current = await repository.findContact(tx, owner(ctx), id, { forUpdate: true });
+        const current = await repository.findContact(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Contact');
         assertFresh(input.expected_updated_at, current.updated_at);
-        await requireCompanyForContact(tx, owner(ctx), input.company_id);
-        const row = await repository.updateContact(tx, owner(ctx), id, {
+        await requireCompanyForContact(tx, ctx, input.company_id);
+        const row = await repository.updateContact(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(input.email !== undefined ? { email: input.email?.toLowerCase() ?? null } : {}),
           ...(input.phone !== undefined ? { phone: input.phone?.trim() ?? null } : {}),
@@ -116,23 +107,19 @@ export function createCrmService({ db }: { db: Db }) {
 
     /** For other services: names of contacts by id (unknown ids are simply absent). */
     async contactsById(ctx: RequestContext, ids: string[]): Promise<Map<string, ContactView>> {
-      const rows = await repository.findContacts(crm, owner(ctx), ids.filter(isUuid));
+      const rows = await repository.findContacts(crm, ctx, ids.filter(isUuid));
       return new Map(rows.map((row) => [row.id, presentContact(row)]));
     },
 
     /** For other services: companies by id (unknown ids are simply absent). */
     async companiesById(ctx: RequestContext, ids: string[]): Promise<Map<string, CompanyView>> {
-      const rows = await repository.findCompanies(crm, owner(ctx), ids.filter(isUuid));
+      const rows = await repository.findCompanies(crm, ctx, ids.filter(isUuid));
       return new Map(rows.map((row) => [row.id, presentCompany(row)]));
     },
   };
 }
 
 export type CrmService = ReturnType<typeof createCrmService>;
-
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
 
 function presentCompany(row: CompanyRow): CompanyView {
   return { ...row, created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };

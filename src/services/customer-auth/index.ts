@@ -5,12 +5,14 @@ import { createCustomerAuthService, registerCustomerAuthJobs, type CustomerAuthS
 export type { CustomerAuthService } from './service.js';
 
 /** End users of a tenant: accounts, email verification, sessions, TOTP MFA and recovery codes. */
-export const customerAuthModule: ServiceModule<CustomerAuthService> = {
+export const customerAuthModule: ServiceModule<CustomerAuthService, { secretsKey: Buffer }> = {
   id: 'customer-auth',
   migrations: new URL('./migrations/', import.meta.url),
+  // TOTP secrets are sealed with the platform's secrets key.
+  settings: ({ secretsKey }) => ({ secretsKey }),
   create: (deps) => {
     registerCustomerAuthJobs(deps.jobs, deps.db);
-    return createCustomerAuthService(deps);
+    return createCustomerAuthService({ db: deps.db, jobs: deps.jobs, secretsKey: deps.settings.secretsKey });
   },
   routes: customerAuthRoutes,
 };

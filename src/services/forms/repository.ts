@@ -1,13 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import type { Owner } from '../../platform/context.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { ownedTables, type OwnedInsert, type Owner } from '../../db/owned.js';
+import type { PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import { selectPage } from '../../db/paging.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import type { FormStatus, FormsFormsTable, FormsSubmissionsTable, FormsTables } from './tables.js';
-
-export type { Owner };
 
 export type FormsDb = Kysely<FormsTables>;
 
@@ -45,7 +42,7 @@ export type SubmissionRow = {
   submitted_at: Date;
   metadata: Record<string, unknown>;
 };
-export type NewForm = Omit<FormsFormsTable, 'submission_count' | 'unread_count' | 'fields'> & { fields: string };
+export type NewForm = Omit<OwnedInsert<FormsFormsTable>, 'submission_count' | 'unread_count'>;
 export type FormChanges = Partial<Pick<FormsFormsTable, 'name' | 'slug' | 'description' | 'status' | 'success_message' | 'redirect_url' | 'updated_at'>> & {
   fields?: string;
 };
@@ -55,13 +52,19 @@ export function isSlugConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'forms_forms_tenant_id_mode_slug_key');
 }
 
-export function insertForm(db: FormsDb, row: NewForm): Promise<FormRow> {
-  return db.insertInto('forms_forms').values(row).returning(FORM_COLUMNS).executeTakeFirstOrThrow();
+const owned = ownedTables<FormsTables>();
+const forms = owned('forms_forms');
+const submissions = owned('forms_submissions');
+
+export function insertForm(db: FormsDb, owner: Owner, row: NewForm): Promise<FormRow> {
+  return forms.insert(db, owner, row).returning(FORM_COLUMNS).executeTakeFirstOrThrow();
 }
 
-function formsOf(db: FormsDb, owner: Owner) {
-  return db.selectFrom('forms_forms').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-}
+const formById = forms.statement((from, values: { id: string }) => from.select(FORM_COLUMNS).where('id', '=', values.id));
+const formByIdForUpdate = forms.statement((from, values: { id: string }) => from.select(FORM_COLUMNS).where('id', '=', values.id).forUpdate());
+const formByIdForNoKeyUpdate = forms.statement((from, values: { id: string }) => from.select(FORM_COLUMNS).where('id', '=', values.id).forNoKeyUpdate());
+const formBySlug = forms.statement((from, values: { slug: string }) => from.select(FORM_COLUMNS).where('slug', '=', values.slug));
+const formBySlugForSubmission = forms.statement((from, values: { slug: string }) => from.select(FORM_COLUMNS).where('slug', '=', values.slug).forNoKeyUpdate());
 
 /**
  * By id. `lock: 'update'` for edits of the form itself; `lock: 'noKeyUpdate'` for changes
@@ -69,10 +72,8 @@ function formsOf(db: FormsDb, owner: Owner) {
  * one lock order with a form delete cascading to the submissions).
  */
 export function findForm(db: FormsDb, owner: Owner, id: string, options: { lock?: 'update' | 'noKeyUpdate' } = {}): Promise<FormRow | undefined> {
-  let query = formsOf(db, owner).select(FORM_COLUMNS).where('id', '=', id);
-  if (options.lock === 'update') query = query.forUpdate();
-  if (options.lock === 'noKeyUpdate') query = query.forNoKeyUpdate();
-  return query.executeTakeFirst();
+  const statement = options.lock === 'update' ? formByIdForUpdate : options.lock === 'noKeyUpdate' ? formByIdForNoKeyUpdate : formById;
+  return statement.first(db, owner, { id });
 }
 
 /**
@@ -81,24 +82,25 @@ export function findForm(db: FormsDb, owner: Owner, id: string, options: { lock?
  * without blocking the foreign-key check of the insert (FOR NO KEY UPDATE).
  */
 export function findFormBySlug(db: FormsDb, owner: Owner, slug: string, options: { lockForSubmission?: boolean } = {}): Promise<FormRow | undefined> {
-  let query = formsOf(db, owner).select(FORM_COLUMNS).where('slug', '=', slug);
-  if (options.lockForSubmission) query = query.forNoKeyUpdate();
-  return query.executeTakeFirst();
+  return (options.lockForSubmission ? formBySlugForSubmission : formBySlug).first(db, owner, { slug });
 }
 
-export async function listForms(db: FormsDb, owner: Owner, filters: { status?: FormStatus; search?: string }, page: PageRequest) {
-  let base = formsOf(db, owner);
-  if (filters.status) base = base.where('status', '=', filters.status);
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
-  }
-  return selectPage(db, base, base.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+const formList = forms.list<{ status?: FormStatus; pattern?: string }, FormRow>({
+  filters: {
+    status: (eb, status) => eb('status', '=', status),
+    pattern: (eb, pattern) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]),
+  },
+  select: (from) => from.select(FORM_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listForms(db: FormsDb, owner: Owner, filters: { status?: FormStatus; search?: string }, page: PageRequest) {
+  return formList.page(db, owner, { status: filters.status, pattern: filters.search ? containsPattern(filters.search) : undefined }, page);
 }
 
 /** Slugs of the owner equal to `base` or starting with `base-` (candidates for numbering). */
 export async function slugsStartingWith(db: FormsDb, owner: Owner, base: string): Promise<Set<string>> {
-  const rows = await formsOf(db, owner)
+  const rows = await forms
+    .select(db, owner)
     .select('slug')
     .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, (char) => `\\${char}`)}-%`)]))
     .execute();
@@ -106,69 +108,57 @@ export async function slugsStartingWith(db: FormsDb, owner: Owner, base: string)
 }
 
 export async function isSlugTaken(db: FormsDb, owner: Owner, slug: string, exceptId?: string): Promise<boolean> {
-  let query = formsOf(db, owner).select('id').where('slug', '=', slug);
+  let query = forms.select(db, owner).select('id').where('slug', '=', slug);
   if (exceptId) query = query.where('id', '!=', exceptId);
   return (await query.executeTakeFirst()) !== undefined;
 }
 
 export function updateForm(db: FormsDb, owner: Owner, id: string, changes: FormChanges): Promise<FormRow> {
-  return db
-    .updateTable('forms_forms')
-    .set(changes)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning(FORM_COLUMNS)
-    .executeTakeFirstOrThrow();
+  return forms.update(db, owner).set(changes).where('id', '=', id).returning(FORM_COLUMNS).executeTakeFirstOrThrow();
 }
 
 /** Deletes the form; its submissions go with it (foreign key ON DELETE CASCADE). */
 export async function deleteForm(db: FormsDb, owner: Owner, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('forms_forms')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const result = await forms.delete(db, owner).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** Moves the form's counters; called in the transaction that changed the submissions. */
 export async function adjustCounts(db: FormsDb, owner: Owner, formId: string, delta: { submissions: number; unread: number }): Promise<void> {
   if (delta.submissions === 0 && delta.unread === 0) return;
-  await db
-    .updateTable('forms_forms')
+  await forms
+    .update(db, owner)
     .set((eb) => ({
       submission_count: eb('submission_count', '+', delta.submissions),
       unread_count: eb('unread_count', '+', delta.unread),
     }))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', formId)
     .execute();
 }
 
-export function insertSubmission(db: FormsDb, row: Omit<FormsSubmissionsTable, 'data' | 'metadata'> & { data: string; metadata: string }): Promise<SubmissionRow> {
-  return db.insertInto('forms_submissions').values(row).returning(SUBMISSION_COLUMNS).executeTakeFirstOrThrow();
+export function insertSubmission(db: FormsDb, owner: Owner, row: OwnedInsert<FormsSubmissionsTable>): Promise<SubmissionRow> {
+  return submissions.insert(db, owner, row).returning(SUBMISSION_COLUMNS).executeTakeFirstOrThrow();
 }
 
-function submissionsOf(db: FormsDb, owner: Owner, formId: string) {
-  return db
-    .selectFrom('forms_submissions')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('form_id', '=', formId);
-}
+const submissionList = submissions.list<{ form_id: string; read?: boolean }, SubmissionRow>({
+  filters: {
+    form_id: (eb, formId) => eb('form_id', '=', formId),
+    read: (eb, read) => eb('read', '=', read),
+  },
+  select: (from) => from.select(SUBMISSION_COLUMNS).orderBy('submitted_at', 'desc').orderBy('id', 'desc'),
+});
 
 /** Newest first; `total` is not counted here (the form's counters hold it). */
 export function listSubmissions(db: FormsDb, owner: Owner, formId: string, filters: { read?: boolean }, page: PageRequest): Promise<SubmissionRow[]> {
-  let query = submissionsOf(db, owner, formId).select(SUBMISSION_COLUMNS);
-  if (filters.read !== undefined) query = query.where('read', '=', filters.read);
-  return query.orderBy('submitted_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  return submissionList.rows(db, owner, { form_id: formId, read: filters.read }, page);
 }
 
+const submissionById = submissions.statement((from, values: { formId: string; id: string }) =>
+  from.select(SUBMISSION_COLUMNS).where('form_id', '=', values.formId).where('id', '=', values.id),
+);
+
 export function findSubmission(db: FormsDb, owner: Owner, formId: string, id: string): Promise<SubmissionRow | undefined> {
-  return submissionsOf(db, owner, formId).select(SUBMISSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+  return submissionById.first(db, owner, { formId, id });
 }
 
 /**
@@ -176,11 +166,9 @@ export function findSubmission(db: FormsDb, owner: Owner, formId: string, id: st
  * current value makes two concurrent readers change it (and the counter) once.
  */
 export function setSubmissionRead(db: FormsDb, owner: Owner, formId: string, id: string, read: boolean, readAt: Date | null): Promise<SubmissionRow | undefined> {
-  return db
-    .updateTable('forms_submissions')
+  return submissions
+    .update(db, owner)
     .set({ read, read_at: readAt })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('form_id', '=', formId)
     .where('id', '=', id)
     .where('read', '=', !read)
@@ -189,10 +177,8 @@ export function setSubmissionRead(db: FormsDb, owner: Owner, formId: string, id:
 }
 
 export function deleteSubmission(db: FormsDb, owner: Owner, formId: string, id: string): Promise<{ id: string; read: boolean } | undefined> {
-  return db
-    .deleteFrom('forms_submissions')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
+  return submissions
+    .delete(db, owner)
     .where('form_id', '=', formId)
     .where('id', '=', id)
     .returning(['id', 'read'])
@@ -223,7 +209,10 @@ export type ExportRowValues = [id: string, submittedAt: string, read: boolean, d
  * precision (e.g. by an import) are neither skipped nor repeated.
  */
 export function exportBatch(db: FormsDb, owner: Owner, formId: string, after: ExportCursor | undefined, limit: number): Promise<ExportRow[]> {
-  let query = submissionsOf(db, owner, formId).select(
+  let query = submissions
+    .select(db, owner)
+    .where('form_id', '=', formId)
+    .select(
     sql<string>`json_build_array(id, to_char(submitted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), read, data, submitted_at::text)::text`.as('row'),
   );
   if (after) {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ExpectedUpdatedAt } from '../../platform/concurrency.js';
 import { ListQuery } from '../../platform/pagination/index.js';
-import { Nullable, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { IdParams, Nullable, PathParams, Timestamp, Uuid, UuidParam } from '../../platform/http/schemas.js';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { FIELD_KEY_PATTERN, FIELD_TYPES, MAX_FIELDS } from './fields.js';
 import { MAX_PATTERN_LENGTH } from './pattern-safety.js';
@@ -183,12 +183,9 @@ export const ListFormsQuery = ListQuery({
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive match anywhere in name or slug.' })),
 });
 
-export const FormIdParams = Type.Object({ id: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
-export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) }, { additionalProperties: false });
-export const SubmissionParams = Type.Object(
-  { id: Type.String({ maxLength: 200 }), subId: Type.String({ maxLength: 200 }) },
-  { additionalProperties: false },
-);
+export const FormIdParams = IdParams;
+export const SlugParams = PathParams({ slug: Type.String({ pattern: SLUG_PATTERN, maxLength: 120, examples: ['contact-us'] }) });
+export const SubmissionParams = PathParams({ id: UuidParam, subId: UuidParam });
 
 export const Submission = Type.Object({
   id: Uuid,

@@ -1,16 +1,16 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/database.js';
-import { isUuid, newId } from '../../lib/ids.js';
+import type { PageRequest } from '../../db/paging.js';
+import { newId } from '../../lib/ids.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
+import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import { csvRow, headerRow } from './csv.js';
 import { validateFieldDefinitions, validateSubmissionData, type FieldDefinition, type FieldInput } from './fields.js';
 import * as repository from './repository.js';
-import type { ExportCursor, ExportRowValues, FormChanges, FormRow, FormsDb, Owner, SubmissionRow } from './repository.js';
+import type { ExportCursor, ExportRowValues, FormChanges, FormRow, FormsDb, SubmissionRow } from './repository.js';
 import { MAX_METADATA_BYTES, type CreateFormInput, type FormView, type SubmissionView, type SubmitInput, type UpdateFormInput } from './schemas.js';
 import type { FormStatus } from './tables.js';
 
@@ -18,20 +18,15 @@ import type { FormStatus } from './tables.js';
 export const EXPORT_BATCH_SIZE = 1_000;
 /** Size of the Buffers the export writes its lines into and sends. */
 const EXPORT_CHUNK_BYTES = 64 * 1024;
-const SLUG_SHAPE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const DERIVED_SLUG_ATTEMPTS = 5;
 
 /** Form definitions, submissions to published forms, read/unread marking and CSV export. */
 export function createFormsService({ db }: { db: Db }) {
   const forms = repository.formsDb(db);
 
-  function invalid(details: ErrorDetail[]): AppError {
-    return new AppError('validation_failed', 'The request is not valid; see details.', details);
-  }
-
   function checkedFields(inputs: FieldInput[]): FieldDefinition[] {
     const { fields, details } = validateFieldDefinitions(inputs);
-    if (details.length > 0) throw invalid(details);
+    if (details.length > 0) throw validationFailed(details);
     return fields;
   }
 
@@ -43,7 +38,7 @@ export function createFormsService({ db }: { db: Db }) {
 
   /** The form the URL names, locked so submission changes and counter updates are serialised per form. */
   async function lockedForm(tx: FormsDb, ctx: RequestContext, formId: string): Promise<FormRow> {
-    const form = await repository.findForm(tx, owner(ctx), formId, { lock: 'noKeyUpdate' });
+    const form = await repository.findForm(tx, ctx, formId, { lock: 'noKeyUpdate' });
     if (!form) throw notFound('Form');
     return form;
   }
@@ -53,8 +48,6 @@ export function createFormsService({ db }: { db: Db }) {
       const fields = checkedFields(input.fields ?? []);
       const row = (slug: string) => ({
         id: newId(),
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         name: input.name.trim(),
         slug,
         description: input.description ?? null,
@@ -68,9 +61,9 @@ export function createFormsService({ db }: { db: Db }) {
 
       if (input.slug !== undefined) {
         const slug = input.slug;
-        if (await repository.isSlugTaken(forms, owner(ctx), slug)) throw slugTaken(slug);
+        if (await repository.isSlugTaken(forms, ctx, slug)) throw slugTaken(slug);
         try {
-          return presentForm(await repository.insertForm(forms, row(slug)));
+          return presentForm(await repository.insertForm(forms, ctx, row(slug)));
         } catch (error) {
           if (repository.isSlugConflict(error)) throw slugTaken(slug);
           throw error;
@@ -81,10 +74,10 @@ export function createFormsService({ db }: { db: Db }) {
       // same number between our read and insert just moves us to the next one.
       const base = slugify(input.name);
       for (let attempt = 1; ; attempt += 1) {
-        const taken = await repository.slugsStartingWith(forms, owner(ctx), base);
+        const taken = await repository.slugsStartingWith(forms, ctx, base);
         const slug = await firstFreeSlug(base, async (candidate) => taken.has(candidate));
         try {
-          return presentForm(await repository.insertForm(forms, row(slug)));
+          return presentForm(await repository.insertForm(forms, ctx, row(slug)));
         } catch (error) {
           if (!repository.isSlugConflict(error) || attempt >= DERIVED_SLUG_ATTEMPTS) throw error;
         }
@@ -92,31 +85,30 @@ export function createFormsService({ db }: { db: Db }) {
     },
 
     async getForm(ctx: RequestContext, id: string): Promise<FormView> {
-      const row = isUuid(id) ? await repository.findForm(forms, owner(ctx), id) : undefined;
+      const row = await repository.findForm(forms, ctx, id);
       if (!row) throw notFound('Form');
       return presentForm(row);
     },
 
     async getFormBySlug(ctx: RequestContext, slug: string): Promise<FormView> {
-      const row = SLUG_SHAPE.test(slug) ? await repository.findFormBySlug(forms, owner(ctx), slug) : undefined;
+      const row = await repository.findFormBySlug(forms, ctx, slug);
       if (!row) throw notFound('Form');
       return presentForm(row);
     },
 
     async listForms(ctx: RequestContext, filters: { status?: FormStatus; search?: string }, page: PageRequest) {
-      const { rows, total } = await repository.listForms(forms, owner(ctx), filters, page);
+      const { rows, total } = await repository.listForms(forms, ctx, filters, page);
       return { rows: rows.map(presentForm), total };
     },
 
     async updateForm(ctx: RequestContext, id: string, input: UpdateFormInput): Promise<FormView> {
-      if (!isUuid(id)) throw notFound('Form');
       const fields = input.fields === undefined ? undefined : checkedFields(input.fields);
       try {
         return await forms.transaction().execute(async (tx) => {
-          const current = await repository.findForm(tx, owner(ctx), id, { lock: 'update' });
+          const current = await repository.findForm(tx, ctx, id, { lock: 'update' });
           if (!current) throw notFound('Form');
           assertFresh(input.expected_updated_at, current.updated_at);
-          if (input.slug !== undefined && input.slug !== current.slug && (await repository.isSlugTaken(tx, owner(ctx), input.slug, id))) {
+          if (input.slug !== undefined && input.slug !== current.slug && (await repository.isSlugTaken(tx, ctx, input.slug, id))) {
             throw slugTaken(input.slug);
           }
           const changes: FormChanges = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
@@ -127,7 +119,7 @@ export function createFormsService({ db }: { db: Db }) {
           if (fields !== undefined) changes.fields = JSON.stringify(fields);
           if (input.success_message !== undefined) changes.success_message = input.success_message;
           if (input.redirect_url !== undefined) changes.redirect_url = input.redirect_url;
-          return presentForm(await repository.updateForm(tx, owner(ctx), id, changes));
+          return presentForm(await repository.updateForm(tx, ctx, id, changes));
         });
       } catch (error) {
         if (repository.isSlugConflict(error) && input.slug !== undefined) throw slugTaken(input.slug);
@@ -136,19 +128,18 @@ export function createFormsService({ db }: { db: Db }) {
     },
 
     async deleteForm(ctx: RequestContext, id: string): Promise<{ id: string; deleted: true }> {
-      if (!isUuid(id) || !(await repository.deleteForm(forms, owner(ctx), id))) throw notFound('Form');
+      if (!(await repository.deleteForm(forms, ctx, id))) throw notFound('Form');
       return { id, deleted: true };
     },
 
     async submit(ctx: RequestContext, slug: string, input: SubmitInput): Promise<SubmissionView> {
-      if (!SLUG_SHAPE.test(slug)) throw notFound('Form');
       const metadata = input.metadata ?? {};
       const metadataBytes = Buffer.byteLength(JSON.stringify(metadata));
       if (metadataBytes > MAX_METADATA_BYTES) {
-        throw invalid([{ path: 'metadata', code: 'invalid_length', message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON; it is ${metadataBytes}.` }]);
+        throw validationFailed([{ path: 'metadata', code: 'invalid_length', message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON; it is ${metadataBytes}.` }]);
       }
       return forms.transaction().execute(async (tx) => {
-        const form = await repository.findFormBySlug(tx, owner(ctx), slug, { lockForSubmission: true });
+        const form = await repository.findFormBySlug(tx, ctx, slug, { lockForSubmission: true });
         if (!form) throw notFound('Form');
         if (form.status !== 'published') {
           throw new AppError('form_not_published', `This form is ${form.status}; only a published form accepts submissions.`, [
@@ -156,11 +147,9 @@ export function createFormsService({ db }: { db: Db }) {
           ]);
         }
         const { values, details } = validateSubmissionData(form.fields, input.data);
-        if (details.length > 0) throw invalid(details);
-        const row = await repository.insertSubmission(tx, {
+        if (details.length > 0) throw validationFailed(details);
+        const row = await repository.insertSubmission(tx, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           form_id: form.id,
           data: JSON.stringify(values),
           metadata: JSON.stringify(metadata),
@@ -168,15 +157,15 @@ export function createFormsService({ db }: { db: Db }) {
           read_at: null,
           submitted_at: ctx.now,
         });
-        await repository.adjustCounts(tx, owner(ctx), form.id, { submissions: 1, unread: 1 });
+        await repository.adjustCounts(tx, ctx, form.id, { submissions: 1, unread: 1 });
         return presentSubmission(row);
       });
     },
 
     async listSubmissions(ctx: RequestContext, formId: string, filters: { read?: boolean }, page: PageRequest) {
-      const form = isUuid(formId) ? await repository.findForm(forms, owner(ctx), formId) : undefined;
+      const form = await repository.findForm(forms, ctx, formId);
       if (!form) throw notFound('Form');
-      const rows = await repository.listSubmissions(forms, owner(ctx), formId, filters, page);
+      const rows = await repository.listSubmissions(forms, ctx, formId, filters, page);
       // The form's counters are kept in the same transactions as the rows: no count(*) over a big form.
       const total =
         filters.read === undefined ? form.submission_count : filters.read ? form.submission_count - form.unread_count : form.unread_count;
@@ -185,25 +174,22 @@ export function createFormsService({ db }: { db: Db }) {
 
     /** Reads one submission and marks it read (the spec's state table: unread -> read on GET). */
     async readSubmission(ctx: RequestContext, formId: string, submissionId: string): Promise<SubmissionView> {
-      if (!isUuid(formId) || !isUuid(submissionId)) throw notFound('Submission');
-      const seen = await repository.findSubmission(forms, owner(ctx), formId, submissionId);
+      const seen = await repository.findSubmission(forms, ctx, formId, submissionId);
       if (!seen) throw notFound('Submission');
       if (seen.read) return presentSubmission(seen);
       return presentSubmission(await markRead(ctx, formId, submissionId, true));
     },
 
     async updateSubmission(ctx: RequestContext, formId: string, submissionId: string, input: { read: boolean }): Promise<SubmissionView> {
-      if (!isUuid(formId) || !isUuid(submissionId)) throw notFound('Submission');
       return presentSubmission(await markRead(ctx, formId, submissionId, input.read));
     },
 
     async deleteSubmission(ctx: RequestContext, formId: string, submissionId: string): Promise<{ id: string; deleted: true }> {
-      if (!isUuid(formId) || !isUuid(submissionId)) throw notFound('Submission');
       return forms.transaction().execute(async (tx) => {
         await lockedForm(tx, ctx, formId);
-        const deleted = await repository.deleteSubmission(tx, owner(ctx), formId, submissionId);
+        const deleted = await repository.deleteSubmission(tx, ctx, formId, submissionId);
         if (!deleted) throw notFound('Submission');
-        await repository.adjustCounts(tx, owner(ctx), formId, { submissions: -1, unread: deleted.read ? 0 : -1 });
+        await repository.adjustCounts(tx, ctx, formId, { submissions: -1, unread: deleted.read ? 0 : -1 });
         return { id: deleted.id, deleted: true as const };
       });
     },
@@ -215,18 +201,17 @@ export function createFormsService({ db }: { db: Db }) {
      * the reads. Columns are the form's fields at the start of the export.
      */
     async exportSubmissionsCsv(ctx: RequestContext, formId: string): Promise<{ filename: string; stream: Readable }> {
-      const form = isUuid(formId) ? await repository.findForm(forms, owner(ctx), formId) : undefined;
+      const form = await repository.findForm(forms, ctx, formId);
       if (!form) throw notFound('Form');
       const fields = form.fields;
-      const who = owner(ctx);
-      const id = form.id;
+            const id = form.id;
       async function* chunks(): AsyncGenerator<Buffer> {
         yield Buffer.from(headerRow(fields));
         let after: ExportCursor | undefined;
         let chunk = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
         let used = 0;
         for (;;) {
-          const batch = await repository.exportBatch(forms, who, id, after, EXPORT_BATCH_SIZE);
+          const batch = await repository.exportBatch(forms, ctx, id, after, EXPORT_BATCH_SIZE);
           // Each row is parsed, turned into its CSV line and copied into a Buffer (outside the
           // JS heap) at once, so almost nothing lives long enough to reach V8's old generation
           // and the process's memory stays flat however many rows there are.
@@ -254,12 +239,12 @@ export function createFormsService({ db }: { db: Db }) {
   async function markRead(ctx: RequestContext, formId: string, submissionId: string, read: boolean): Promise<SubmissionRow> {
     return forms.transaction().execute(async (tx) => {
       await lockedForm(tx, ctx, formId);
-      const changed = await repository.setSubmissionRead(tx, owner(ctx), formId, submissionId, read, read ? ctx.now : null);
+      const changed = await repository.setSubmissionRead(tx, ctx, formId, submissionId, read, read ? ctx.now : null);
       if (changed) {
-        await repository.adjustCounts(tx, owner(ctx), formId, { submissions: 0, unread: read ? -1 : 1 });
+        await repository.adjustCounts(tx, ctx, formId, { submissions: 0, unread: read ? -1 : 1 });
         return changed;
       }
-      const current = await repository.findSubmission(tx, owner(ctx), formId, submissionId);
+      const current = await repository.findSubmission(tx, ctx, formId, submissionId);
       if (!current) throw notFound('Submission');
       return current;
     });
@@ -267,10 +252,6 @@ export function createFormsService({ db }: { db: Db }) {
 }
 
 export type FormsService = ReturnType<typeof createFormsService>;
-
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
 
 function presentForm(row: FormRow): FormView {
   return {

@@ -8,23 +8,38 @@ import { createPaymentsService, type PaymentsService } from './service.js';
 export type { PaymentsService } from './service.js';
 export type { PaymentProcessor } from './processor.js';
 
+interface PaymentsSettings {
+  /** Base of the hosted pages' absolute URLs. */
+  publicBaseUrl: string;
+  /** Signs the hosted pages' CSRF tokens. */
+  secretsKey: Buffer;
+  stripeSecretKey: string | undefined;
+  stripeApiBase: string;
+}
+
 /**
  * Hosted checkout sessions and payment links, with the buyer's pages at /checkout/{id}
  * and /pay/{id}. Test mode pays in the built-in sandbox; live mode through Stripe when
  * STRIPE_SECRET_KEY is set, and is refused otherwise.
  */
-export const paymentsModule: ServiceModule<PaymentsService> = {
+export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = {
   id: 'payments',
   migrations: new URL('./migrations/', import.meta.url),
+  settings: ({ config, secretsKey }) => ({
+    publicBaseUrl: config.publicBaseUrl,
+    secretsKey,
+    stripeSecretKey: config.stripeSecretKey,
+    stripeApiBase: config.stripeApiBase,
+  }),
   create: (deps) => {
     registerPaymentJobs(deps.jobs, deps.db);
-    const { stripeSecretKey, stripeApiBase } = deps.config;
+    const { publicBaseUrl, secretsKey, stripeSecretKey, stripeApiBase } = deps.settings;
     return createPaymentsService({
       db: deps.db,
       clock: deps.clock,
       jobs: deps.jobs,
-      publicBaseUrl: deps.publicBaseUrl,
-      secretsKey: deps.secretsKey,
+      publicBaseUrl,
+      secretsKey,
       processors: {
         test: new SandboxProcessor(),
         live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase }) : undefined,

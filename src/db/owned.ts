@@ -1,0 +1,210 @@
+import {
+  sql,
+  type DeleteQueryBuilder,
+  type DeleteResult,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
+import { pageWithTotal, type PageRequest } from './paging.js';
+import { PreparedQuery } from './prepared.js';
+import type { Mode } from './types.js';
+
+/** The tenant and mode every row of a service belongs to, and every query is confined to. */
+export interface Owner {
+  tenantId: string;
+  mode: Mode;
+}
+
+/** Names of the tables of `DB` whose rows belong to one tenant and mode. */
+export type OwnedTableName<DB> = {
+  [T in keyof DB & string]: DB[T] extends { tenant_id: string; mode: Mode } ? T : never;
+}[keyof DB & string];
+
+/** A row as a service sees it: without the owner columns, which every query has fixed. */
+export type OwnedRow<Table> = Omit<Selectable<Table>, 'tenant_id' | 'mode'>;
+
+/** A row to insert, without the owner columns: the table adds them. */
+export type OwnedInsert<Row> = Omit<Insertable<Row>, 'tenant_id' | 'mode'>;
+
+type OwnerValues = { tenantId: string; mode: Mode };
+type PageValues = OwnerValues & PageRequest;
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** One filter of a list: the condition it adds, given (a placeholder for) its value. */
+export type ListFilter<DB, T extends keyof DB, Value> = (eb: ExpressionBuilder<DB, T>, value: Value) => Expression<SqlBool>;
+
+export interface ListSpec<DB, T extends keyof DB, Filters extends Record<string, unknown>, Row> {
+  /** The conditions of each optional filter; a filter whose value is undefined adds nothing. */
+  filters: { [K in keyof Filters]-?: ListFilter<DB, T, Exclude<Filters[K], undefined>> };
+  /** The columns and the stable order of a page (the owner's conditions and the filters are already on it). */
+  select: (from: SelectQueryBuilder<DB, T, object>) => SelectQueryBuilder<DB, T, Row>;
+}
+
+/**
+ * The one way a service queries a table of its own: every statement starts from the owner's
+ * tenant and mode, so a query that forgets them cannot be written with it.
+ *
+ * Reads that serve requests take the fast path by default: `statement` and `list` build and
+ * compile their SQL once (per filter combination), then run it with each call's values, and
+ * on PostgreSQL outside a transaction they skip Kysely's executor (see execute-compiled.ts).
+ * The builders (`select`, `update`, `delete`, `insert`) are for writes and one-off reads.
+ */
+export class OwnedTable<DB, T extends OwnedTableName<DB>> {
+  constructor(readonly name: T) {}
+
+  /** `select … from <table> where tenant_id = … and mode = …`, to add columns and conditions to. */
+  select(db: Kysely<DB>, owner: Owner): SelectQueryBuilder<DB, T, object> {
+    return this.#owned((db as Kysely<any>).selectFrom(this.name), owner.tenantId, owner.mode) as never;
+  }
+
+  update(db: Kysely<DB>, owner: Owner): UpdateQueryBuilder<DB, T, T, UpdateResult> {
+    return this.#owned((db as Kysely<any>).updateTable(this.name), owner.tenantId, owner.mode) as never;
+  }
+
+  delete(db: Kysely<DB>, owner: Owner): DeleteQueryBuilder<DB, T, DeleteResult> {
+    return this.#owned((db as Kysely<any>).deleteFrom(this.name), owner.tenantId, owner.mode) as never;
+  }
+
+  /**
+   * A read across every owner, with each row's owner: only for ids that are capabilities in
+   * themselves (a hosted page's URL names no tenant) and for cross-tenant maintenance.
+   */
+  acrossOwners(db: Kysely<DB>): SelectQueryBuilder<DB, T, { tenant_id: string; mode: Mode }> {
+    const from: SelectQueryBuilder<any, any, object> = (db as Kysely<any>).selectFrom(this.name as string);
+    return from.select(['tenant_id', 'mode']) as never;
+  }
+
+  /** Inserts rows owned by `owner`: the table sets tenant_id and mode. */
+  insert(db: Kysely<DB>, owner: Owner, rows: OwnedInsert<DB[T]> | ReadonlyArray<OwnedInsert<DB[T]>>): InsertQueryBuilder<DB, T, InsertResult> {
+    const owned = (row: OwnedInsert<DB[T]>) => ({ ...row, tenant_id: owner.tenantId, mode: owner.mode });
+    const values = Array.isArray(rows) ? rows.map(owned) : owned(rows as OwnedInsert<DB[T]>);
+    return (db as Kysely<any>).insertInto(this.name).values(values) as never;
+  }
+
+  /**
+   * A read prepared once: `build` gets the owner-scoped select and, in `values`, a placeholder
+   * for each value the statement takes. It must use them only where Kysely binds a parameter
+   * and never branch on them: they are unknown when it runs.
+   */
+  statement<Values extends Record<string, unknown>, Row>(
+    build: (from: SelectQueryBuilder<DB, T, object>, values: Values) => SelectQueryBuilder<DB, T, Row>,
+  ): OwnedStatement<DB, Values, Row> {
+    const prepared = new PreparedQuery<Values & OwnerValues, Row>((db, value) => {
+      const placeholders = new Proxy({} as Values, { get: (_target, name) => value(name as keyof Values & string) });
+      return build(this.#owned(db.selectFrom(this.name), value('tenantId'), value('mode')) as never, placeholders);
+    });
+    return new OwnedStatement(prepared);
+  }
+
+  /**
+   * A list endpoint's query: one page in the spec's order plus the count over all pages,
+   * prepared once per combination of filters in use.
+   */
+  list<Filters extends Record<string, unknown>, Row>(spec: ListSpec<DB, T, Filters, Row>): OwnedList<DB, Filters, Row> {
+    return new OwnedList(this.name, spec as unknown as ListSpec<any, any, Filters, Row>, (query, tenantId, mode) => this.#owned(query, tenantId, mode));
+  }
+
+  #owned<Q extends { where: (...args: any[]) => any }>(query: Q, tenantId: unknown, mode: unknown): Q {
+    return query.where(`${this.name}.tenant_id`, '=', tenantId).where(`${this.name}.mode`, '=', mode);
+  }
+}
+
+/** Declares the owned tables of a service's schema: `const forms = ownedTables<FormsTables>()('forms_forms')`. */
+export function ownedTables<DB>() {
+  return <T extends OwnedTableName<DB>>(name: T) => new OwnedTable<DB, T>(name);
+}
+
+/** A prepared read of one owner's rows. */
+export class OwnedStatement<DB, Values extends Record<string, unknown>, Row> {
+  constructor(private readonly prepared: PreparedQuery<Values & OwnerValues, Row>) {}
+
+  all(db: Kysely<DB>, owner: Owner, values: Values): Promise<Row[]> {
+    return this.prepared.execute(db, { ...values, tenantId: owner.tenantId, mode: owner.mode });
+  }
+
+  async first(db: Kysely<DB>, owner: Owner, values: Values): Promise<Row | undefined> {
+    return (await this.all(db, owner, values))[0];
+  }
+}
+
+type CountRow = { total: string };
+
+/** A list query prepared per filter combination: pages with their total, or pages alone. */
+export class OwnedList<DB, Filters extends Record<string, unknown>, Row> {
+  readonly #pages = new Map<string, PreparedQuery<PageValues & Record<string, unknown>, Row>>();
+  readonly #counts = new Map<string, PreparedQuery<OwnerValues & Record<string, unknown>, CountRow>>();
+
+  constructor(
+    private readonly table: string,
+    private readonly spec: ListSpec<any, any, Filters, Row>,
+    private readonly owned: (query: AnySelect, tenantId: unknown, mode: unknown) => AnySelect,
+  ) {}
+
+  /** One page and the number of rows on all pages, queried side by side. */
+  page(db: Kysely<DB>, owner: Owner, filters: Filters, page: PageRequest): Promise<{ rows: Row[]; total: number }> {
+    const { shape, values } = this.#bind(owner, filters, page);
+    return pageWithTotal(this.#pageQuery(shape).execute(db, values), this.#countQuery(shape).execute(db, values));
+  }
+
+  /** One page only, for lists whose total is known otherwise. */
+  rows(db: Kysely<DB>, owner: Owner, filters: Filters, page: PageRequest): Promise<Row[]> {
+    const { shape, values } = this.#bind(owner, filters, page);
+    return this.#pageQuery(shape).execute(db, values);
+  }
+
+  #bind(owner: Owner, filters: Filters, page: PageRequest) {
+    const values: PageValues & Record<string, unknown> = { tenantId: owner.tenantId, mode: owner.mode, limit: page.limit, offset: page.offset };
+    let shape = '';
+    for (const name in this.spec.filters) {
+      const value = filters[name];
+      if (value === undefined) continue;
+      shape += `${name};`;
+      values[`filter:${name}`] = value;
+    }
+    return { shape, values };
+  }
+
+  #filtered(db: Kysely<any>, shape: string, value: (name: string) => unknown): AnySelect {
+    let query = this.owned(db.selectFrom(this.table), value('tenantId'), value('mode'));
+    for (const name of shape.split(';')) {
+      if (!name) continue;
+      const condition = this.spec.filters[name as keyof Filters] as ListFilter<any, any, unknown>;
+      query = query.where((eb) => condition(eb, value(`filter:${name}`)));
+    }
+    return query;
+  }
+
+  #pageQuery(shape: string) {
+    let query = this.#pages.get(shape);
+    if (!query) {
+      query = new PreparedQuery<PageValues & Record<string, unknown>, Row>((db, value) =>
+        this.spec
+          .select(this.#filtered(db, shape, value as (name: string) => unknown))
+          .limit(value('limit'))
+          .offset(value('offset')),
+      );
+      this.#pages.set(shape, query);
+    }
+    return query;
+  }
+
+  #countQuery(shape: string) {
+    let query = this.#counts.get(shape);
+    if (!query) {
+      query = new PreparedQuery<OwnerValues & Record<string, unknown>, CountRow>(
+        (db, value) => this.#filtered(db, shape, value as (name: string) => unknown).select(sql<string>`count(*)`.as('total')) as SelectQueryBuilder<any, any, CountRow>,
+      );
+      this.#counts.set(shape, query);
+    }
+    return query;
+  }
+}
