@@ -1,34 +1,23 @@
 /**
- * One benchmark target per process: `tsx bench/servers.ts <full|baseline|hello>`, forked
+ * One benchmark target per process: `node .bench/servers.mjs <full|baseline|hello>`, forked
  * by bench/run.ts with an IPC channel. The child reports `{ type: 'ready', port }` once it
  * listens and shuts down on `{ type: 'stop' }` (or when the parent goes away).
  *
- * Every target serves the same path, so the load generator sends identical requests.
- *
- * Environment: BENCH_DATABASE_URL (already pointing at the bench schema), BENCH_TENANT_ID and
- * BENCH_MODE (baseline only), BENCH_REDIS_URL (optional, full app only).
+ * Environment: BENCH_DATABASE_URL (already pointing at the bench schema), BENCH_PLAN (baseline:
+ * the JSON file of recorded statements per endpoint), BENCH_REDIS_URL (optional, full app only).
  */
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { pgTypes } from '../src/db/timestamptz.js';
-import { COUNT_SQL, LIST_PATH, LIST_SQL, POOL_SIZE, TARGETS, type ChildMessage, type ParentMessage, type Target } from './shared.js';
+import { HELLO_PATH, POOL_SIZE, TARGETS, type ChildMessage, type EndpointPlan, type ParentMessage, type Target } from './shared.js';
 
 interface Server {
   port: number;
   close(): Promise<void>;
-}
-
-interface ContactDbRow {
-  id: string;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  company_id: string | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
 function required(name: string): string {
@@ -56,26 +45,27 @@ async function startFull(databaseUrl: string): Promise<Server> {
   return { port: portOf(runtime.app.server.address()), close: () => runtime.close() };
 }
 
-/** (a) Bare Fastify + pg.Pool: the same two queries and JSON shape, no auth, schemas or logging. */
+/**
+ * (a) Bare Fastify + pg.Pool: for each endpoint, the statements the app ran for it (recorded
+ * from the app by run.ts), in the same order and concurrency, answered with their rows as JSON.
+ * No auth, no validation, no schemas, no presenters, no logging.
+ */
 async function startBaseline(databaseUrl: string): Promise<Server> {
-  const tenantId = required('BENCH_TENANT_ID');
-  const mode = required('BENCH_MODE');
+  const plans = JSON.parse(fs.readFileSync(required('BENCH_PLAN'), 'utf8')) as EndpointPlan[];
   // Configured as the app's pool: same size, same type parsers (src/db/timestamptz.ts).
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, types: pgTypes });
   pool.on('error', () => {});
   const app = Fastify();
-  app.get(LIST_PATH, async (request) => {
-    const query = request.query as { limit?: string; offset?: string };
-    const limit = query.limit === undefined ? 50 : Number(query.limit);
-    const offset = query.offset === undefined ? 0 : Number(query.offset);
-    const [list, count] = await Promise.all([
-      pool.query<ContactDbRow>(LIST_SQL, [tenantId, mode, limit, offset]),
-      pool.query<{ total: string }>(COUNT_SQL, [tenantId, mode]),
-    ]);
-    const total = Number(count.rows[0]?.total ?? 0);
-    const data = list.rows.map((row) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
-    return { data, meta: { limit, offset, total, has_more: offset + data.length < total } };
-  });
+  for (const plan of plans) {
+    app.get(new URL(plan.url, 'http://bench').pathname, async () => {
+      const results: unknown[][] = [];
+      for (const group of plan.groups) {
+        const answers = await Promise.all(group.map((statement) => pool.query(statement.sql, statement.values)));
+        for (const answer of answers) results.push(answer.rows);
+      }
+      return { results };
+    });
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     port: portOf(app.server.address()),
@@ -89,7 +79,7 @@ async function startBaseline(databaseUrl: string): Promise<Server> {
 /** (b) Bare Fastify hello-world. */
 async function startHello(): Promise<Server> {
   const app = Fastify();
-  app.get(LIST_PATH, async () => ({ hello: 'world' }));
+  app.get(HELLO_PATH, async () => ({ hello: 'world' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { port: portOf(app.server.address()), close: () => app.close() };
 }
@@ -106,8 +96,7 @@ function send(message: ChildMessage): void {
 async function main(): Promise<void> {
   const target = process.argv[2] as Target;
   if (!TARGETS.includes(target)) throw new Error(`usage: servers.ts <${TARGETS.join('|')}>`);
-  const databaseUrl = target === 'hello' ? '' : required('BENCH_DATABASE_URL');
-  const server = target === 'full' ? await startFull(databaseUrl) : target === 'baseline' ? await startBaseline(databaseUrl) : await startHello();
+  const server = target === 'full' ? await startFull(required('BENCH_DATABASE_URL')) : target === 'baseline' ? await startBaseline(required('BENCH_DATABASE_URL')) : await startHello();
 
   let stopping = false;
   const stop = async () => {
