@@ -62,6 +62,14 @@ describe('OwnedTable', () => {
     expect(await noteById.first(db, aLive, { id: 4 })).toEqual({ id: 4, label: 'apricot' });
   });
 
+  it('takes a list of values as one array parameter, so one statement serves any number of ids', async () => {
+    const notesIn = notes.statement((from, values: { ids: number[] }) =>
+      from.select(['id', 'label']).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))).orderBy('id'),
+    );
+    expect(await notesIn.all(db, a, { ids: [1, 3, 4, 5] })).toEqual([{ id: 1, label: 'apple' }, { id: 3, label: 'banana' }]);
+    expect(await notesIn.all(db, a, { ids: [] })).toEqual([]);
+  });
+
   it('lists pages with totals per combination of filters, within the owner', async () => {
     expect(await noteList.page(db, a, {}, { limit: 2, offset: 1 })).toEqual({ rows: [{ id: 2, label: 'avocado' }, { id: 3, label: 'banana' }], total: 3 });
     expect(await noteList.page(db, a, { pattern: 'a%' }, { limit: 10, offset: 0 })).toEqual({ rows: [{ id: 1, label: 'apple' }, { id: 2, label: 'avocado' }], total: 2 });
