@@ -1,9 +1,9 @@
 import { normalizeCurrency } from '../../lib/currency.js';
+import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
+import { notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
-import { cleanText, invalid, owner, requireId } from './common.js';
 import { normalizeCountry } from './countries.js';
 import { presentCreatedCustomer, presentCustomer } from './present.js';
 import * as repository from './repository.js';
@@ -18,9 +18,7 @@ export function createCustomerRules(db: InvoicingDb) {
   return {
     async createCustomer(ctx: RequestContext, input: CreateCustomerInput): Promise<CreatedCustomerView> {
       const country = readCountry(input.billing_country);
-      const row = await repository.insertCustomer(db, {
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
+      const row = await repository.insertCustomer(db, ctx, {
         display_name: input.display_name.trim(),
         email: input.email?.toLowerCase() ?? null,
         phone: cleanText(input.phone) ?? null,
@@ -40,7 +38,7 @@ export function createCustomerRules(db: InvoicingDb) {
     },
 
     async getCustomer(ctx: RequestContext, id: string): Promise<CustomerView> {
-      const row = await repository.findCustomer(db, owner(ctx), requireId(id, 'Customer'));
+      const row = await repository.findCustomer(db, ctx, id);
       if (!row) throw notFound('Customer');
       return presentCustomer(row);
     },
@@ -48,7 +46,7 @@ export function createCustomerRules(db: InvoicingDb) {
     async listCustomers(ctx: RequestContext, filters: { search?: string; is_active?: 'true' | 'false' }, page: PageRequest) {
       const { rows, total } = await repository.listCustomers(
         db,
-        owner(ctx),
+        ctx,
         {
           ...(filters.search !== undefined ? { search: filters.search } : {}),
           ...(filters.is_active !== undefined ? { isActive: filters.is_active === 'true' } : {}),
@@ -59,10 +57,9 @@ export function createCustomerRules(db: InvoicingDb) {
     },
 
     async updateCustomer(ctx: RequestContext, id: string, input: UpdateCustomerInput): Promise<CustomerView> {
-      const customerId = requireId(id, 'Customer');
       const country = readCountry(input.billing_country);
       return db.transaction().execute(async (tx) => {
-        const current = await repository.findCustomer(tx, owner(ctx), customerId, { lock: 'update' });
+        const current = await repository.findCustomer(tx, ctx, id, { lock: 'update' });
         if (!current) throw notFound('Customer');
         assertFresh(input.expected_updated_at, current.updated_at);
         const changes: Partial<NewCustomer> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
@@ -77,7 +74,7 @@ export function createCustomerRules(db: InvoicingDb) {
         if (input.default_payment_terms_days !== undefined) changes.default_payment_terms_days = input.default_payment_terms_days;
         if (input.default_currency !== undefined) changes.default_currency = normalizeCurrency(input.default_currency)!;
         if (input.notes !== undefined) changes.notes = cleanNotes(input.notes) ?? null;
-        return presentCustomer(await repository.updateCustomer(tx, owner(ctx), customerId, changes));
+        return presentCustomer(await repository.updateCustomer(tx, ctx, id, changes));
       });
     },
 
@@ -86,12 +83,11 @@ export function createCustomerRules(db: InvoicingDb) {
      * has returns it unchanged; archived customers keep their invoices but get no new ones.
      */
     async setCustomerActive(ctx: RequestContext, id: string, active: boolean): Promise<CustomerView> {
-      const customerId = requireId(id, 'Customer');
       return db.transaction().execute(async (tx) => {
-        const current = await repository.findCustomer(tx, owner(ctx), customerId, { lock: 'update' });
+        const current = await repository.findCustomer(tx, ctx, id, { lock: 'update' });
         if (!current) throw notFound('Customer');
         if (current.is_active === active) return presentCustomer(current);
-        const row = await repository.updateCustomer(tx, owner(ctx), customerId, {
+        const row = await repository.updateCustomer(tx, ctx, id, {
           is_active: active,
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
         });
@@ -106,12 +102,13 @@ function readCountry(value: string | null | undefined): string | null | undefine
   if (value === undefined || value === null) return value;
   const country = normalizeCountry(value);
   if (country === undefined) {
-    const detail: ErrorDetail = {
-      path: 'billing_country',
-      code: 'invalid_value',
-      message: `"${value}" is not an ISO 3166-1 alpha-2 country code (for example US, GB, DE).`,
-    };
-    throw invalid([detail]);
+    throw validationFailed([
+      {
+        path: 'billing_country',
+        code: 'invalid_value',
+        message: `"${value}" is not an ISO 3166-1 alpha-2 country code (for example US, GB, DE).`,
+      },
+    ]);
   }
   return country;
 }

@@ -1,7 +1,8 @@
 import { normalizeCurrency } from '../../lib/currency.js';
+import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
+import { AppError, notFound, validationFailed, type ErrorDetail } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import {
   addDays,
@@ -20,7 +21,6 @@ import {
   utcDate,
   type InvoiceAmounts,
 } from './amounts.js';
-import { cleanText, invalid, owner, requireId } from './common.js';
 import { amountDueMinor, presentInvoice, presentPayment } from './present.js';
 import * as repository from './repository.js';
 import type { CustomerRow, InvoiceChanges, InvoiceRow, InvoicingDb, NewLine } from './repository.js';
@@ -53,16 +53,16 @@ export function formatInvoiceNumber(sequence: bigint): string {
 export function createInvoiceRules(db: InvoicingDb) {
   /** The invoice as the API shows it, with its lines and payments (read through `tx`). */
   async function present(tx: InvoicingDb, ctx: RequestContext, row: InvoiceRow): Promise<InvoiceView> {
-    const [lines, payments] = await Promise.all([repository.findLines(tx, owner(ctx), [row.id]), repository.findPayments(tx, owner(ctx), [row.id])]);
+    const [lines, payments] = await Promise.all([repository.findLines(tx, ctx, [row.id]), repository.findPayments(tx, ctx, [row.id])]);
     return presentInvoice(row, lines, payments);
   }
 
   /** A customer new invoices may be addressed to: 400 when unknown, 409 when archived. */
   async function requireBillableCustomer(tx: InvoicingDb, ctx: RequestContext, customerId: number): Promise<CustomerRow> {
     // Share lock: an archive running at the same time waits for this invoice, or wins before it.
-    const customer = await repository.findCustomer(tx, owner(ctx), String(customerId), { lock: 'share' });
+    const customer = await repository.findCustomer(tx, ctx, String(customerId), { lock: 'share' });
     if (!customer) {
-      throw invalid([{ path: 'customer_id', code: 'not_found', message: 'No customer with this id.' }], 'The customer does not exist.');
+      throw validationFailed([{ path: 'customer_id', code: 'not_found', message: 'No customer with this id.' }], 'The customer does not exist.');
     }
     if (!customer.is_active) {
       throw new AppError('customer_archived', 'The customer is archived; unarchive it to invoice it.', [
@@ -73,7 +73,7 @@ export function createInvoiceRules(db: InvoicingDb) {
   }
 
   async function requireInvoice(tx: InvoicingDb, ctx: RequestContext, invoiceId: string): Promise<InvoiceRow> {
-    const row = await repository.findInvoice(tx, owner(ctx), invoiceId, { forUpdate: true });
+    const row = await repository.findInvoice(tx, ctx, invoiceId, { forUpdate: true });
     if (!row) throw notFound('Invoice');
     return row;
   }
@@ -86,10 +86,8 @@ export function createInvoiceRules(db: InvoicingDb) {
         const customer = await requireBillableCustomer(tx, ctx, input.customer_id);
         const dueDate = input.due_date ?? addDays(issueDate, customer.default_payment_terms_days);
         checkDates(issueDate, dueDate);
-        const sequence = await repository.nextInvoiceNumber(tx, owner(ctx));
-        const row = await repository.insertInvoice(tx, {
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
+        const sequence = await repository.nextInvoiceNumber(tx, ctx);
+        const row = await repository.insertInvoice(tx, ctx, {
           number: formatInvoiceNumber(sequence),
           customer_id: customer.id,
           status: 'draft',
@@ -103,13 +101,13 @@ export function createInvoiceRules(db: InvoicingDb) {
           created_at: ctx.now,
           updated_at: ctx.now,
         });
-        await repository.replaceLines(tx, owner(ctx), row.id, lines);
+        await repository.replaceLines(tx, ctx, row.id, lines);
         return present(tx, ctx, row);
       });
     },
 
     async getInvoice(ctx: RequestContext, id: string): Promise<InvoiceView> {
-      const row = await repository.findInvoice(db, owner(ctx), requireId(id, 'Invoice'));
+      const row = await repository.findInvoice(db, ctx, id);
       if (!row) throw notFound('Invoice');
       return present(db, ctx, row);
     },
@@ -117,7 +115,7 @@ export function createInvoiceRules(db: InvoicingDb) {
     async listInvoices(ctx: RequestContext, filters: { status?: InvoiceStatus; customer_id?: number }, page: PageRequest) {
       const { rows, total } = await repository.listInvoices(
         db,
-        owner(ctx),
+        ctx,
         {
           ...(filters.status !== undefined ? { status: filters.status } : {}),
           ...(filters.customer_id !== undefined ? { customerId: String(filters.customer_id) } : {}),
@@ -125,7 +123,7 @@ export function createInvoiceRules(db: InvoicingDb) {
         page,
       );
       const ids = rows.map((row) => row.id);
-      const [lines, payments] = await Promise.all([repository.findLines(db, owner(ctx), ids), repository.findPayments(db, owner(ctx), ids)]);
+      const [lines, payments] = await Promise.all([repository.findLines(db, ctx, ids), repository.findPayments(db, ctx, ids)]);
       return {
         rows: rows.map((row) =>
           presentInvoice(
@@ -139,8 +137,7 @@ export function createInvoiceRules(db: InvoicingDb) {
     },
 
     /** Drafts only: the fields sent change; `line_items` replaces every line and the totals. */
-    async updateInvoice(ctx: RequestContext, id: string, input: UpdateInvoiceInput): Promise<InvoiceView> {
-      const invoiceId = requireId(id, 'Invoice');
+    async updateInvoice(ctx: RequestContext, invoiceId: string, input: UpdateInvoiceInput): Promise<InvoiceView> {
       const newLines = input.line_items !== undefined ? readLines(input.line_items) : undefined;
       return db.transaction().execute(async (tx) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
@@ -156,33 +153,31 @@ export function createInvoiceRules(db: InvoicingDb) {
         checkDates(changes.issue_date ?? current.issue_date, changes.due_date ?? current.due_date);
         if (input.notes !== undefined) changes.notes = cleanText(input.notes) ?? null;
         if (newLines) {
-          await repository.replaceLines(tx, owner(ctx), invoiceId, newLines.lines);
+          await repository.replaceLines(tx, ctx, invoiceId, newLines.lines);
           changes.subtotal_minor = newLines.totals.subtotalMinor;
           changes.tax_total_minor = newLines.totals.taxTotalMinor;
           changes.total_minor = newLines.totals.totalMinor;
         }
-        return present(tx, ctx, await repository.updateInvoice(tx, owner(ctx), invoiceId, changes));
+        return present(tx, ctx, await repository.updateInvoice(tx, ctx, invoiceId, changes));
       });
     },
 
     /** Deletes a draft. Its number stays used: numbers are never handed out twice. */
-    async deleteInvoice(ctx: RequestContext, id: string): Promise<{ id: number; deleted: true }> {
-      const invoiceId = requireId(id, 'Invoice');
+    async deleteInvoice(ctx: RequestContext, invoiceId: string): Promise<{ id: number; deleted: true }> {
       return db.transaction().execute(async (tx) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         if (current.status !== 'draft') throw notEditable(current, 'deleted');
-        await repository.deleteDraftInvoice(tx, owner(ctx), invoiceId);
+        await repository.deleteDraftInvoice(tx, ctx, invoiceId);
         return { id: Number(invoiceId), deleted: true as const };
       });
     },
 
     /** draft -> open: needs at least one line and a total above zero. */
-    async finalizeInvoice(ctx: RequestContext, id: string): Promise<InvoiceView> {
-      const invoiceId = requireId(id, 'Invoice');
+    async finalizeInvoice(ctx: RequestContext, invoiceId: string): Promise<InvoiceView> {
       return db.transaction().execute(async (tx) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         if (current.status !== 'draft') throw invalidTransition(current.status, 'open');
-        const lines = await repository.findLines(tx, owner(ctx), [invoiceId]);
+        const lines = await repository.findLines(tx, ctx, [invoiceId]);
         if (lines.length === 0) {
           throw new AppError('invoice_not_finalizable', 'An invoice needs at least one line item to be finalized.', [
             { path: 'line_items', code: 'required', message: 'Add at least one line item first.' },
@@ -193,7 +188,7 @@ export function createInvoiceRules(db: InvoicingDb) {
             { path: 'total', code: 'out_of_range', message: 'The total must be greater than 0.' },
           ]);
         }
-        const row = await repository.updateInvoice(tx, owner(ctx), invoiceId, {
+        const row = await repository.updateInvoice(tx, ctx, invoiceId, {
           status: 'open',
           finalized_at: ctx.now,
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
@@ -203,12 +198,11 @@ export function createInvoiceRules(db: InvoicingDb) {
     },
 
     /** draft or open -> void. An invoice with payments cannot be voided (refund them instead). */
-    async voidInvoice(ctx: RequestContext, id: string): Promise<InvoiceView> {
-      const invoiceId = requireId(id, 'Invoice');
+    async voidInvoice(ctx: RequestContext, invoiceId: string): Promise<InvoiceView> {
       return db.transaction().execute(async (tx) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         if (!INVOICE_MOVES[current.status].includes('void') || current.amount_paid_minor > 0n) throw invalidTransition(current.status, 'void');
-        const row = await repository.updateInvoice(tx, owner(ctx), invoiceId, {
+        const row = await repository.updateInvoice(tx, ctx, invoiceId, {
           status: 'void',
           voided_at: ctx.now,
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
@@ -221,8 +215,7 @@ export function createInvoiceRules(db: InvoicingDb) {
      * Records money received against an open or partially paid invoice: at most the
      * amount due, in the invoice currency. Moves the invoice to partially_paid or paid.
      */
-    async recordPayment(ctx: RequestContext, id: string, input: RecordPaymentInput): Promise<RecordedPaymentView> {
-      const invoiceId = requireId(id, 'Invoice');
+    async recordPayment(ctx: RequestContext, invoiceId: string, input: RecordPaymentInput): Promise<RecordedPaymentView> {
       const amount = checkDecimal(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' });
       const problems: ErrorDetail[] = amount.ok ? [] : [amount.problem];
       const paidAt = input.paid_at !== undefined ? new Date(Date.parse(input.paid_at)) : ctx.now;
@@ -231,7 +224,7 @@ export function createInvoiceRules(db: InvoicingDb) {
       } else if (paidAt.getTime() > ctx.now.getTime() || paidAt.getTime() < EARLIEST_PAID_AT) {
         problems.push({ path: 'paid_at', code: 'out_of_range', message: 'paid_at must not be in the future (nor before 1970).' });
       }
-      if (!amount.ok || problems.length > 0) throw invalid(problems);
+      if (!amount.ok || problems.length > 0) throw validationFailed(problems);
       const amountMinor = minorOf(amount.value);
 
       return db.transaction().execute(async (tx) => {
@@ -243,15 +236,15 @@ export function createInvoiceRules(db: InvoicingDb) {
         }
         const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : current.currency;
         if (currency !== current.currency) {
-          throw invalid([{ path: 'currency', code: 'invalid_value', message: `The invoice is in ${current.currency}; a payment must be too.` }]);
+          throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The invoice is in ${current.currency}; a payment must be too.` }]);
         }
         const due = amountDueMinor(current);
         if (amountMinor > due) {
-          throw invalid([
+          throw validationFailed([
             { path: 'amount', code: 'out_of_range', message: `amount must be at most the amount due, ${money(due)}.`, amount_due: money(due) },
           ]);
         }
-        const payment = await repository.insertPayment(tx, owner(ctx), {
+        const payment = await repository.insertPayment(tx, ctx, {
           invoice_id: invoiceId,
           amount_minor: amountMinor,
           currency,
@@ -263,7 +256,7 @@ export function createInvoiceRules(db: InvoicingDb) {
         });
         const paid = current.amount_paid_minor + amountMinor;
         const fullyPaid = paid === current.total_minor;
-        const row = await repository.updateInvoice(tx, owner(ctx), invoiceId, {
+        const row = await repository.updateInvoice(tx, ctx, invoiceId, {
           amount_paid_minor: paid,
           status: fullyPaid ? 'paid' : 'partially_paid',
           paid_at: fullyPaid ? paidAt : null,
@@ -302,17 +295,17 @@ export function readLines(items: readonly LineItemInputValue[]): { lines: NewLin
       tax_minor: amounts.taxMinor,
     });
   });
-  if (problems.length > 0) throw invalid(problems);
+  if (problems.length > 0) throw validationFailed(problems);
   const totals = invoiceAmounts(lines.map((line) => ({ subtotalMinor: line.subtotal_minor, taxMinor: line.tax_minor })));
   if (totals.totalMinor > MAX_AMOUNT_MINOR) {
-    throw invalid([{ path: 'line_items', code: 'out_of_range', message: `An invoice may total at most ${MAX_AMOUNT_TEXT}.` }]);
+    throw validationFailed([{ path: 'line_items', code: 'out_of_range', message: `An invoice may total at most ${MAX_AMOUNT_TEXT}.` }]);
   }
   return { lines, totals };
 }
 
 function checkDates(issueDate: string, dueDate: string): void {
   if (dueDate < issueDate) {
-    throw invalid([{ path: 'due_date', code: 'out_of_range', message: `due_date must not be before issue_date (${issueDate}).` }]);
+    throw validationFailed([{ path: 'due_date', code: 'out_of_range', message: `due_date must not be before issue_date (${issueDate}).` }]);
   }
 }
 

@@ -1,7 +1,6 @@
 import { parseDecimal } from '../../lib/money.js';
 import { toIso } from '../../lib/timestamps.js';
 import { money, plain, price } from './amounts.js';
-import { jsonId } from './common.js';
 import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
 import type {
   ApprovalPolicyView,
@@ -13,6 +12,11 @@ import type {
   PaymentView,
   RefundView,
 } from './schemas.js';
+
+/** JSON ids are numbers; every id the API shows fits in JSON's exact range. */
+function jsonId(value: string): number {
+  return Number(value);
+}
 
 export function presentCustomer(row: CustomerRow): CustomerView {
   return { ...row, id: jsonId(row.id), created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };

@@ -1,13 +1,13 @@
 import { normalizeCurrency } from '../../lib/currency.js';
+import { cleanText } from '../../lib/text.js';
 import { nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import { checkDecimal, MIN_AMOUNT_RULE, minorOf, money, MONEY_RULE } from './amounts.js';
-import { cleanText, invalid, owner, requireId } from './common.js';
 import { presentApproval, presentPolicy, presentRefund } from './present.js';
 import * as repository from './repository.js';
-import type { ApprovalRow, InvoiceRow, InvoicingDb, Owner, PaymentRow } from './repository.js';
+import type { ApprovalRow, InvoiceRow, InvoicingDb, PaymentRow } from './repository.js';
 import type {
   ApprovalPolicyView,
   ApprovalView,
@@ -35,7 +35,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
   }
 
   function exceedsBalance(available: bigint): AppError {
-    return invalid([
+    return validationFailed([
       {
         path: 'amount',
         code: 'out_of_range',
@@ -57,7 +57,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     releaseReserved: boolean,
   ) {
     const { invoice, payment } = locked;
-    const refund = await repository.insertRefund(tx, owner(ctx), {
+    const refund = await repository.insertRefund(tx, ctx, {
       invoice_id: invoice.id,
       customer_payment_id: payment.id,
       amount_minor: request.amountMinor,
@@ -69,12 +69,12 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     });
     await repository.adjustPaymentRefunds(
       tx,
-      owner(ctx),
+      ctx,
       payment.id,
       { refunded: request.amountMinor, reserved: releaseReserved ? -request.amountMinor : 0n },
       nextUpdatedAt(payment.updated_at, ctx.now),
     );
-    await repository.updateInvoice(tx, owner(ctx), invoice.id, {
+    await repository.updateInvoice(tx, ctx, invoice.id, {
       amount_refunded_minor: invoice.amount_refunded_minor + request.amountMinor,
       updated_at: nextUpdatedAt(invoice.updated_at, ctx.now),
     });
@@ -82,7 +82,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
   }
 
   async function requireApproval(tx: InvoicingDb, ctx: RequestContext, id: string, forUpdate: boolean): Promise<ApprovalRow> {
-    const row = await repository.findApproval(tx, owner(ctx), requireId(id, 'Approval'), { forUpdate });
+    const row = await repository.findApproval(tx, ctx, id, { forUpdate });
     if (!row) throw notFound('Approval');
     return row;
   }
@@ -93,8 +93,8 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     ]);
   }
 
-  async function viewApproval(tx: InvoicingDb, who: Owner, row: ApprovalRow): Promise<ApprovalView> {
-    const [refund] = row.status === 'approved' ? await repository.findRefundsByApproval(tx, who, [row.id]) : [];
+  async function viewApproval(tx: InvoicingDb, ctx: RequestContext, row: ApprovalRow): Promise<ApprovalView> {
+    const [refund] = row.status === 'approved' ? await repository.findRefundsByApproval(tx, ctx, [row.id]) : [];
     return presentApproval(row, refund);
   }
 
@@ -106,15 +106,15 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
      */
     async createRefund(ctx: RequestContext, input: CreateRefundInput): Promise<RefundOutcome> {
       const amount = checkDecimal(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' });
-      if (!amount.ok) throw invalid([amount.problem]);
+      if (!amount.ok) throw validationFailed([amount.problem]);
       const amountMinor = minorOf(amount.value);
       const invoiceId = String(input.invoice_id);
       const paymentId = String(input.customer_payment_id);
 
       return db.transaction().execute(async (tx): Promise<RefundOutcome> => {
-        const invoice = await repository.findInvoice(tx, owner(ctx), invoiceId, { forUpdate: true });
+        const invoice = await repository.findInvoice(tx, ctx, invoiceId, { forUpdate: true });
         if (!invoice) throw notFound('Invoice');
-        const payment = await repository.findPayment(tx, owner(ctx), invoiceId, paymentId, { forUpdate: true });
+        const payment = await repository.findPayment(tx, ctx, invoiceId, paymentId, { forUpdate: true });
         if (!payment) {
           throw new AppError('not_found', 'Payment not found on this invoice.', [
             { path: 'customer_payment_id', code: 'not_found', message: 'No payment with this id was applied to the invoice.' },
@@ -122,16 +122,16 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
         }
         const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : payment.currency;
         if (currency !== payment.currency) {
-          throw invalid([{ path: 'currency', code: 'invalid_value', message: `The payment is in ${payment.currency}; a refund of it must be too.` }]);
+          throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The payment is in ${payment.currency}; a refund of it must be too.` }]);
         }
         const available = refundable(payment);
         if (amountMinor > available) throw exceedsBalance(available);
         const method = input.method?.trim() ?? 'manual';
         const reason = cleanText(input.reason) ?? null;
 
-        const policy = await repository.findMatchingPolicy(tx, owner(ctx), amountMinor, currency);
+        const policy = await repository.findMatchingPolicy(tx, ctx, amountMinor, currency);
         if (policy) {
-          const approval = await repository.insertApproval(tx, owner(ctx), {
+          const approval = await repository.insertApproval(tx, ctx, {
             policy_id: policy.id,
             invoice_id: invoiceId,
             customer_payment_id: paymentId,
@@ -144,7 +144,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
             updated_at: ctx.now,
           });
           // The amount is reserved now, so a second request cannot spend it while this one waits.
-          await repository.adjustPaymentRefunds(tx, owner(ctx), paymentId, { refunded: 0n, reserved: amountMinor }, nextUpdatedAt(payment.updated_at, ctx.now));
+          await repository.adjustPaymentRefunds(tx, ctx, paymentId, { refunded: 0n, reserved: amountMinor }, nextUpdatedAt(payment.updated_at, ctx.now));
           const threshold = `${money(policy.min_amount_minor)}${policy.currency ? ` ${policy.currency}` : ''}`;
           return {
             kind: 'pending_approval',
@@ -162,7 +162,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     },
 
     async getRefund(ctx: RequestContext, id: string): Promise<RefundView> {
-      const row = await repository.findRefund(db, owner(ctx), requireId(id, 'Refund'));
+      const row = await repository.findRefund(db, ctx, id);
       if (!row) throw notFound('Refund');
       return presentRefund(row);
     },
@@ -170,7 +170,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     async listRefunds(ctx: RequestContext, filters: { invoice_id?: number; customer_payment_id?: number }, page: PageRequest) {
       const { rows, total } = await repository.listRefunds(
         db,
-        owner(ctx),
+        ctx,
         {
           ...(filters.invoice_id !== undefined ? { invoiceId: String(filters.invoice_id) } : {}),
           ...(filters.customer_payment_id !== undefined ? { paymentId: String(filters.customer_payment_id) } : {}),
@@ -184,8 +184,8 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
 
     async createPolicy(ctx: RequestContext, input: CreateApprovalPolicyInput): Promise<ApprovalPolicyView> {
       const minAmount = checkDecimal(input.min_amount, 'min_amount', { ...MIN_AMOUNT_RULE, label: 'min_amount' });
-      if (!minAmount.ok) throw invalid([minAmount.problem]);
-      const row = await repository.insertPolicy(db, owner(ctx), {
+      if (!minAmount.ok) throw validationFailed([minAmount.problem]);
+      const row = await repository.insertPolicy(db, ctx, {
         action: input.action,
         min_amount_minor: minorOf(minAmount.value),
         currency: input.currency !== undefined ? normalizeCurrency(input.currency)! : null,
@@ -195,34 +195,33 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     },
 
     async getPolicy(ctx: RequestContext, id: string): Promise<ApprovalPolicyView> {
-      const row = await repository.findPolicy(db, owner(ctx), requireId(id, 'Approval policy'));
+      const row = await repository.findPolicy(db, ctx, id);
       if (!row) throw notFound('Approval policy');
       return presentPolicy(row);
     },
 
     async listPolicies(ctx: RequestContext, page: PageRequest) {
-      const { rows, total } = await repository.listPolicies(db, owner(ctx), page);
+      const { rows, total } = await repository.listPolicies(db, ctx, page);
       return { rows: rows.map(presentPolicy), total };
     },
 
     /** Deleting a policy affects new requests only; approvals already pending stay pending. */
-    async deletePolicy(ctx: RequestContext, id: string): Promise<{ id: number; deleted: true }> {
-      const policyId = requireId(id, 'Approval policy');
-      if (!(await repository.deletePolicy(db, owner(ctx), policyId))) throw notFound('Approval policy');
+    async deletePolicy(ctx: RequestContext, policyId: string): Promise<{ id: number; deleted: true }> {
+      if (!(await repository.deletePolicy(db, ctx, policyId))) throw notFound('Approval policy');
       return { id: Number(policyId), deleted: true as const };
     },
 
     // Approvals
 
     async getApproval(ctx: RequestContext, id: string): Promise<ApprovalView> {
-      return viewApproval(db, owner(ctx), await requireApproval(db, ctx, id, false));
+      return viewApproval(db, ctx, await requireApproval(db, ctx, id, false));
     },
 
     async listApprovals(ctx: RequestContext, filters: { status?: ApprovalStatus }, page: PageRequest) {
-      const { rows, total } = await repository.listApprovals(db, owner(ctx), filters.status !== undefined ? { status: filters.status } : {}, page);
+      const { rows, total } = await repository.listApprovals(db, ctx, filters.status !== undefined ? { status: filters.status } : {}, page);
       const refunds = await repository.findRefundsByApproval(
         db,
-        owner(ctx),
+        ctx,
         rows.filter((row) => row.status === 'approved').map((row) => row.id),
       );
       return { rows: rows.map((row) => presentApproval(row, refunds.find((refund) => refund.approval_id === row.id))), total };
@@ -238,8 +237,8 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
         return await db.transaction().execute(async (tx) => {
           const approval = await requireApproval(tx, ctx, id, true);
           if (approval.status !== 'pending') throw alreadyDecided(approval);
-          const invoice = await repository.findInvoice(tx, owner(ctx), approval.invoice_id, { forUpdate: true });
-          const payment = invoice && (await repository.findPayment(tx, owner(ctx), approval.invoice_id, approval.customer_payment_id, { forUpdate: true }));
+          const invoice = await repository.findInvoice(tx, ctx, approval.invoice_id, { forUpdate: true });
+          const payment = invoice && (await repository.findPayment(tx, ctx, approval.invoice_id, approval.customer_payment_id, { forUpdate: true }));
           if (!invoice || !payment) throw notFound('Payment');
           // The request's own reservation counts as available to it.
           const available = refundable(payment) + approval.amount_minor;
@@ -257,14 +256,14 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
             },
             true,
           );
-          const decided = await repository.decideApproval(tx, owner(ctx), approval.id, {
+          const decided = await repository.decideApproval(tx, ctx, approval.id, {
             status: 'approved',
             decided_by_key_id: ctx.keyId,
             decided_at: ctx.now,
             decision_note: cleanText(input.note) ?? null,
             updated_at: nextUpdatedAt(approval.updated_at, ctx.now),
           });
-          return viewApproval(tx, owner(ctx), decided);
+          return viewApproval(tx, ctx, decided);
         });
       } catch (error) {
         if (repository.isUniqueViolation(error, repository.REFUND_APPROVAL_INDEX)) {
@@ -280,23 +279,23 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
       return db.transaction().execute(async (tx) => {
         const approval = await requireApproval(tx, ctx, id, true);
         if (approval.status !== 'pending') throw alreadyDecided(approval);
-        const payment = await repository.findPayment(tx, owner(ctx), approval.invoice_id, approval.customer_payment_id, { forUpdate: true });
+        const payment = await repository.findPayment(tx, ctx, approval.invoice_id, approval.customer_payment_id, { forUpdate: true });
         if (!payment) throw notFound('Payment');
         await repository.adjustPaymentRefunds(
           tx,
-          owner(ctx),
+          ctx,
           payment.id,
           { refunded: 0n, reserved: -approval.amount_minor },
           nextUpdatedAt(payment.updated_at, ctx.now),
         );
-        const decided = await repository.decideApproval(tx, owner(ctx), approval.id, {
+        const decided = await repository.decideApproval(tx, ctx, approval.id, {
           status: 'rejected',
           decided_by_key_id: ctx.keyId,
           decided_at: ctx.now,
           decision_note: cleanText(input.note) ?? null,
           updated_at: nextUpdatedAt(approval.updated_at, ctx.now),
         });
-        return viewApproval(tx, owner(ctx), decided);
+        return viewApproval(tx, ctx, decided);
       });
     },
   };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
-import { DataEnvelope, ErrorRef, IdParams } from '../../platform/http/schemas.js';
+import { DataEnvelope, ErrorRef, IntegerIdParams } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   Approval,
@@ -79,7 +79,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/customers/:id', {
       config: { scope: VIEW },
-      schema: { ...customers, operationId: 'invoicingGetCustomer', summary: 'Fetch a customer', params: IdParams, response: { 200: DataEnvelope(Customer) } },
+      schema: { ...customers, operationId: 'invoicingGetCustomer', summary: 'Fetch a customer', params: IntegerIdParams, response: { 200: DataEnvelope(Customer) } },
       handler: async (request) => ({ data: await invoicing.getCustomer(requestContext(request), request.params.id) }),
     });
 
@@ -90,7 +90,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingUpdateCustomer',
         summary: 'Update a customer',
         description: 'Send expected_updated_at to refuse the write (409 stale_update) if the customer changed since you read it.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: UpdateCustomerBody,
         response: { 200: DataEnvelope(Customer) },
       },
@@ -105,7 +105,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingArchiveCustomer',
         summary: 'Archive a customer (is_active false)',
         description: 'Archived customers keep their invoices and payments but cannot be billed on new invoices. Archiving an archived customer returns it unchanged.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: EmptyBody,
         response: { 200: DataEnvelope(Customer) },
       },
@@ -119,7 +119,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         ...customers,
         operationId: 'invoicingUnarchiveCustomer',
         summary: 'Unarchive a customer (is_active true)',
-        params: IdParams,
+        params: IntegerIdParams,
         body: EmptyBody,
         response: { 200: DataEnvelope(Customer) },
       },
@@ -156,7 +156,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/invoices/:id', {
       config: { scope: VIEW },
-      schema: { ...invoices, operationId: 'invoicingGetInvoice', summary: 'Fetch an invoice with its lines and payments', params: IdParams, response: { 200: DataEnvelope(Invoice) } },
+      schema: { ...invoices, operationId: 'invoicingGetInvoice', summary: 'Fetch an invoice with its lines and payments', params: IntegerIdParams, response: { 200: DataEnvelope(Invoice) } },
       handler: async (request) => ({ data: await invoicing.getInvoice(requestContext(request), request.params.id) }),
     });
 
@@ -167,7 +167,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingUpdateInvoice',
         summary: 'Update a draft invoice',
         description: 'Drafts only (else 409 invoice_not_editable). line_items replaces every line.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: UpdateInvoiceBody,
         response: { 200: DataEnvelope(Invoice) },
       },
@@ -181,7 +181,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingDeleteInvoice',
         summary: 'Delete a draft invoice',
         description: 'Drafts only (else 409 invoice_not_editable; void an open invoice instead). The number stays used.',
-        params: IdParams,
+        params: IntegerIdParams,
         response: { 200: DataEnvelope(Deleted), 409: { ...ErrorRef, description: 'invoice_not_editable: the invoice is not a draft.' } },
       },
       handler: async (request) => ({ data: await invoicing.deleteInvoice(requestContext(request), request.params.id) }),
@@ -195,7 +195,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingFinalizeInvoice',
         summary: 'Finalize a draft: draft -> open',
         description: 'Needs at least one line and a total above 0 (else 409 invoice_not_finalizable). Any other status: 409 invalid_status_transition.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: EmptyBody,
         response: { 200: DataEnvelope(Invoice) },
       },
@@ -210,7 +210,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingVoidInvoice',
         summary: 'Void a draft or open invoice',
         description: 'Only draft or open invoices (no payments) can be voided; otherwise 409 invalid_status_transition. Void is final.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: EmptyBody,
         response: { 200: DataEnvelope(Invoice) },
       },
@@ -226,7 +226,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         description:
           'Open or partially_paid invoices only (else 409 invoice_not_payable). amount > 0, at most 2 decimals, at most the amount due (else 400). ' +
           'The invoice becomes partially_paid, or paid when nothing is left due.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: RecordPaymentBody,
         response: { 201: DataEnvelope(RecordedPayment) },
       },
@@ -276,7 +276,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/refunds/:id', {
       config: { scope: VIEW },
-      schema: { ...refunds, operationId: 'invoicingGetRefund', summary: 'Fetch a refund', params: IdParams, response: { 200: DataEnvelope(Refund) } },
+      schema: { ...refunds, operationId: 'invoicingGetRefund', summary: 'Fetch a refund', params: IntegerIdParams, response: { 200: DataEnvelope(Refund) } },
       handler: async (request) => ({ data: await invoicing.getRefund(requestContext(request), request.params.id) }),
     });
 
@@ -316,7 +316,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/approval-policies/:id', {
       config: { scope: VIEW },
-      schema: { ...approvals, operationId: 'invoicingGetApprovalPolicy', summary: 'Fetch an approval policy', params: IdParams, response: { 200: DataEnvelope(ApprovalPolicy) } },
+      schema: { ...approvals, operationId: 'invoicingGetApprovalPolicy', summary: 'Fetch an approval policy', params: IntegerIdParams, response: { 200: DataEnvelope(ApprovalPolicy) } },
       handler: async (request) => ({ data: await invoicing.getPolicy(requestContext(request), request.params.id) }),
     });
 
@@ -327,7 +327,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingDeleteApprovalPolicy',
         summary: 'Delete an approval policy',
         description: 'New refund requests no longer match it; approvals already pending stay pending.',
-        params: IdParams,
+        params: IntegerIdParams,
         response: { 200: DataEnvelope(Deleted) },
       },
       handler: async (request) => ({ data: await invoicing.deletePolicy(requestContext(request), request.params.id) }),
@@ -351,7 +351,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         ...approvals,
         operationId: 'invoicingGetApproval',
         summary: 'Fetch an approval (poll it after a 202 refund request)',
-        params: IdParams,
+        params: IntegerIdParams,
         response: { 200: DataEnvelope(Approval) },
       },
       handler: async (request) => ({ data: await invoicing.getApproval(requestContext(request), request.params.id) }),
@@ -365,7 +365,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingApprove',
         summary: 'Approve a pending refund request (creates the refund)',
         description: 'Creates the refund exactly once, after checking the balance again. Deciding an approval twice is 409 approval_already_decided.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: DecideApprovalBody,
         response: { 200: DataEnvelope(Approval) },
       },
@@ -380,7 +380,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         operationId: 'invoicingReject',
         summary: 'Reject a pending refund request (releases the reserved amount)',
         description: 'Deciding an approval twice is 409 approval_already_decided.',
-        params: IdParams,
+        params: IntegerIdParams,
         body: DecideApprovalBody,
         response: { 200: DataEnvelope(Approval) },
       },

@@ -102,6 +102,15 @@ describe('the hosted checkout page', () => {
       expect(response.body).toContain('Page not found');
     }
   });
+
+  it('answers forms posted to malformed session or link ids with the 404 page, not a 400', async () => {
+    for (const path of ['/checkout/nope', '/checkout/%3Cscript%3E', '/pay/nope', '/pay/3f1b5c8e2a4d4b7e9c1a5d6e7f8a9b0c']) {
+      const response = await postForm(platform, path, { ...GOOD_CARD, quantity: '1', csrf_token: 'x'.repeat(43) });
+      expect(response.statusCode, path).toBe(404);
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.body).toContain('Page not found');
+    }
+  });
 });
 
 describe('paying on the hosted page', () => {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { PathParams, UuidParam } from '../../platform/http/schemas.js';
 import { checkoutPage, completePage, expiredPage, messagePage, quantityPage, STYLESHEET_CSP_HASH } from './html.js';
 import { type CheckoutPageData, type PaymentsService, successRedirect } from './service.js';
 
@@ -7,7 +7,8 @@ import { type CheckoutPageData, type PaymentsService, successRedirect } from './
 const FORM_BODY_LIMIT = 16 * 1024;
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
-const PageParams = Type.Object({ id: Type.String() });
+/** A session or link id; any other shape names no page (404, as an unknown id). */
+const PageParams = PathParams({ id: UuidParam });
 type Fields = Record<string, string | undefined>;
 
 /**
@@ -97,6 +98,7 @@ export function paymentsPages(service: PaymentsService) {
     });
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.validationContext === 'params') return sendPage(reply, 404, notFoundPage());
       let status = error.statusCode ?? 500;
       if (status < 400 || status > 599) status = 500;
       if (status >= 500) request.log.error({ err: error }, 'payment page failed');

@@ -1,12 +1,9 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import type { Owner } from '../../platform/context.js';
+import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
+import type { PageRequest } from '../../db/paging.js';
 import type { Mode } from '../../db/types.js';
-import { selectPage } from '../../db/paging.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import type { PaymentCheckoutSessionsTable, PaymentLinksTable, PaymentTables, SessionStatus } from './tables.js';
-
-export type { Owner };
 
 export type PaymentsDb = Kysely<PaymentTables>;
 
@@ -14,11 +11,15 @@ export function paymentsDb(db: Db): PaymentsDb {
   return serviceDb(db);
 }
 
-export type SessionRow = Omit<Selectable<PaymentCheckoutSessionsTable>, 'tenant_id' | 'mode'>;
-export type LinkRow = Omit<Selectable<PaymentLinksTable>, 'tenant_id' | 'mode'>;
+export type SessionRow = OwnedRow<PaymentCheckoutSessionsTable>;
+export type LinkRow = OwnedRow<PaymentLinksTable>;
 /** A session found by its id alone (the hosted page), with the owner it belongs to. */
 export type OwnedSessionRow = SessionRow & { tenant_id: string; mode: Mode };
 export type OwnedLinkRow = LinkRow & { tenant_id: string; mode: Mode };
+
+const owned = ownedTables<PaymentTables>();
+const sessions = owned('payment_checkout_sessions');
+const links = owned('payment_links');
 
 const SESSION_COLUMNS = [
   'id',
@@ -61,18 +62,14 @@ const LINK_COLUMNS = [
 
 // Checkout sessions
 
-export function insertSession(db: PaymentsDb, row: Insertable<PaymentCheckoutSessionsTable>): Promise<SessionRow> {
-  return db.insertInto('payment_checkout_sessions').values(row).returning(SESSION_COLUMNS).executeTakeFirstOrThrow();
+export function insertSession(db: PaymentsDb, owner: Owner, row: OwnedInsert<PaymentCheckoutSessionsTable>): Promise<SessionRow> {
+  return sessions.insert(db, owner, row).returning(SESSION_COLUMNS).executeTakeFirstOrThrow();
 }
 
+const sessionById = sessions.statement((from, values: { id: string }) => from.select(SESSION_COLUMNS).where('id', '=', values.id));
+
 export function findSession(db: PaymentsDb, owner: Owner, id: string): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom('payment_checkout_sessions')
-    .select(SESSION_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return sessionById.first(db, owner, { id });
 }
 
 /**
@@ -80,29 +77,41 @@ export function findSession(db: PaymentsDb, owner: Owner, id: string): Promise<S
  * URL is the buyer's capability. It returns the owner, and every later query uses it.
  */
 export function findSessionByCapability(db: PaymentsDb, id: string): Promise<OwnedSessionRow | undefined> {
-  return db
-    .selectFrom('payment_checkout_sessions')
-    .select([...SESSION_COLUMNS, 'tenant_id', 'mode'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return sessions.acrossOwners(db).select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listSessions(
+/*
+ * The `status` filter of the list. An open session past its expiry is expired even before
+ * the expiry job has run, so `open` and `expired` compare with the time of the request.
+ */
+const sessionList = sessions.list<{ openAt?: Date; expiredAt?: Date; status?: SessionStatus; payment_link_id?: string }, SessionRow>({
+  filters: {
+    openAt: (eb, now) => eb.and([eb('status', '=', 'open'), eb('expires_at', '>', now)]),
+    expiredAt: (eb, now) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]),
+    status: (eb, status) => eb('status', '=', status),
+    payment_link_id: (eb, linkId) => eb('payment_link_id', '=', linkId),
+  },
+  select: (from) => from.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listSessions(
   db: PaymentsDb,
   owner: Owner,
   filters: { status?: SessionStatus; payment_link_id?: string },
   now: Date,
   page: PageRequest,
 ) {
-  let base = db.selectFrom('payment_checkout_sessions').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  // An open session past its expiry is expired even before the expiry job has run.
-  if (filters.status === 'open') base = base.where('status', '=', 'open').where('expires_at', '>', now);
-  if (filters.status === 'expired') {
-    base = base.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]));
-  }
-  if (filters.status === 'complete') base = base.where('status', '=', 'complete');
-  if (filters.payment_link_id) base = base.where('payment_link_id', '=', filters.payment_link_id);
-  return selectPage(db, base, base.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+  return sessionList.page(
+    db,
+    owner,
+    {
+      openAt: filters.status === 'open' ? now : undefined,
+      expiredAt: filters.status === 'expired' ? now : undefined,
+      status: filters.status === 'complete' ? 'complete' : undefined,
+      payment_link_id: filters.payment_link_id,
+    },
+    page,
+  );
 }
 
 /**
@@ -110,11 +119,9 @@ export async function listSessions(
  * attempt holds. Returns undefined when another request holds it or its state changed.
  */
 export function claimSessionForPayment(db: PaymentsDb, owner: Owner, id: string, now: Date, holdUntil: Date): Promise<SessionRow | undefined> {
-  return db
-    .updateTable('payment_checkout_sessions')
+  return sessions
+    .update(db, owner)
     .set({ processing_until: holdUntil })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .where('status', '=', 'open')
     .where('expires_at', '>', now)
@@ -124,25 +131,12 @@ export function claimSessionForPayment(db: PaymentsDb, owner: Owner, id: string,
 }
 
 export async function setPaymentIntent(db: PaymentsDb, owner: Owner, id: string, paymentIntentId: string): Promise<void> {
-  await db
-    .updateTable('payment_checkout_sessions')
-    .set({ payment_intent_id: paymentIntentId })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .execute();
+  await sessions.update(db, owner).set({ payment_intent_id: paymentIntentId }).where('id', '=', id).execute();
 }
 
 /** Ends a payment attempt that did not pay (declined or failed): the session is open again. */
 export async function releaseSession(db: PaymentsDb, owner: Owner, id: string): Promise<void> {
-  await db
-    .updateTable('payment_checkout_sessions')
-    .set({ processing_until: null })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .where('status', '=', 'open')
-    .execute();
+  await sessions.update(db, owner).set({ processing_until: null }).where('id', '=', id).where('status', '=', 'open').execute();
 }
 
 /** Marks an open session paid; the status condition makes a double submit pay once. */
@@ -152,8 +146,8 @@ export function completeSession(
   id: string,
   paid: { now: Date; cardBrand: string; cardLast4: string; paymentIntentId: string },
 ): Promise<SessionRow | undefined> {
-  return db
-    .updateTable('payment_checkout_sessions')
+  return sessions
+    .update(db, owner)
     .set({
       status: 'complete',
       payment_status: 'paid',
@@ -164,8 +158,6 @@ export function completeSession(
       card_last4: paid.cardLast4,
       updated_at: paid.now,
     })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .where('status', '=', 'open')
     .returning(SESSION_COLUMNS)
@@ -174,11 +166,9 @@ export function completeSession(
 
 /** Expires the session if it is still open, due, and not held by a payment attempt. */
 export function expireSessionIfDue(db: PaymentsDb, owner: Owner, id: string, now: Date): Promise<SessionRow | undefined> {
-  return db
-    .updateTable('payment_checkout_sessions')
+  return sessions
+    .update(db, owner)
     .set({ status: 'expired', updated_at: now })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .where('status', '=', 'open')
     .where('expires_at', '<=', now)
@@ -189,54 +179,40 @@ export function expireSessionIfDue(db: PaymentsDb, owner: Owner, id: string, now
 
 // Payment links
 
-export function insertLink(db: PaymentsDb, row: Insertable<PaymentLinksTable>): Promise<LinkRow> {
-  return db.insertInto('payment_links').values(row).returning(LINK_COLUMNS).executeTakeFirstOrThrow();
+export function insertLink(db: PaymentsDb, owner: Owner, row: OwnedInsert<PaymentLinksTable>): Promise<LinkRow> {
+  return links.insert(db, owner, row).returning(LINK_COLUMNS).executeTakeFirstOrThrow();
 }
 
+const linkById = links.statement((from, values: { id: string }) => from.select(LINK_COLUMNS).where('id', '=', values.id));
+const linkByIdForUpdate = links.statement((from, values: { id: string }) => from.select(LINK_COLUMNS).where('id', '=', values.id).forUpdate());
+
 export function findLink(db: PaymentsDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<LinkRow | undefined> {
-  let query = db
-    .selectFrom('payment_links')
-    .select(LINK_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? linkByIdForUpdate : linkById).first(db, owner, { id });
 }
 
 /** The link page's lookup by id alone: the link id in its public URL is what buyers hold. */
 export function findLinkByCapability(db: PaymentsDb, id: string): Promise<OwnedLinkRow | undefined> {
-  return db
-    .selectFrom('payment_links')
-    .select([...LINK_COLUMNS, 'tenant_id', 'mode'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return links.acrossOwners(db).select(LINK_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listLinks(db: PaymentsDb, owner: Owner, filters: { active?: boolean }, page: PageRequest) {
-  let base = db.selectFrom('payment_links').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.active !== undefined) base = base.where('active', '=', filters.active);
-  return selectPage(db, base, base.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+const linkList = links.list<{ active?: boolean }, LinkRow>({
+  filters: { active: (eb, active) => eb('active', '=', active) },
+  select: (from) => from.select(LINK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listLinks(db: PaymentsDb, owner: Owner, filters: { active?: boolean }, page: PageRequest) {
+  return linkList.page(db, owner, filters, page);
 }
 
-export function updateLink(db: PaymentsDb, owner: Owner, id: string, changes: Omit<Updateable<PaymentLinksTable>, 'use_count'>): Promise<LinkRow> {
-  return db
-    .updateTable('payment_links')
-    .set(changes)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning(LINK_COLUMNS)
-    .executeTakeFirstOrThrow();
+export function updateLink(db: PaymentsDb, owner: Owner, id: string, changes: Partial<Omit<OwnedInsert<PaymentLinksTable>, 'use_count'>>): Promise<LinkRow> {
+  return links.update(db, owner).set(changes).where('id', '=', id).returning(LINK_COLUMNS).executeTakeFirstOrThrow();
 }
 
 /** Counts one use, unless the link is used up; false when it is. */
 export async function reserveLinkUse(db: PaymentsDb, owner: Owner, id: string): Promise<boolean> {
-  const row = await db
-    .updateTable('payment_links')
+  const row = await links
+    .update(db, owner)
     .set((eb) => ({ use_count: eb('use_count', '+', 1) }))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .where((eb) => eb.or([eb('max_uses', 'is', null), eb('use_count', '<', eb.ref('max_uses'))]))
     .returning('id')
@@ -246,12 +222,5 @@ export async function reserveLinkUse(db: PaymentsDb, owner: Owner, id: string): 
 
 /** Gives back a use reserved for a payment that did not go through. */
 export async function releaseLinkUse(db: PaymentsDb, owner: Owner, id: string): Promise<void> {
-  await db
-    .updateTable('payment_links')
-    .set((eb) => ({ use_count: eb('use_count', '-', 1) }))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .where('use_count', '>', 0)
-    .execute();
+  await links.update(db, owner).set((eb) => ({ use_count: eb('use_count', '-', 1) })).where('id', '=', id).where('use_count', '>', 0).execute();
 }

@@ -3,17 +3,17 @@ import type { Db } from '../../db/database.js';
 import type { Mode } from '../../db/types.js';
 import { addMilliseconds, type Clock, DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { normalizeCurrency } from '../../lib/currency.js';
-import { isUuid, newId } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
-import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
+import type { Owner, RequestContext } from '../../platform/context.js';
+import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import { findTenant } from '../../platform/tenants/repository.js';
 import { type CardField, checkCard, type PaymentProcessor, ProcessorError } from './processor.js';
 import * as repository from './repository.js';
-import type { LinkRow, Owner, OwnedLinkRow, OwnedSessionRow, PaymentsDb, SessionRow } from './repository.js';
+import type { LinkRow, OwnedLinkRow, OwnedSessionRow, PaymentsDb, SessionRow } from './repository.js';
 import {
   MAX_AMOUNT_CENTS,
   MAX_QUANTITY,
@@ -162,10 +162,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const id = newId();
     const expiresAt = addMilliseconds(now, SESSION_LIFETIME_MS);
     return inTransaction(async (tx, jobsDb) => {
-      const row = await repository.insertSession(tx, {
+      const row = await repository.insertSession(tx, owner, {
         id,
-        tenant_id: owner.tenantId,
-        mode: owner.mode,
         status: 'open',
         payment_status: 'unpaid',
         line_items: JSON.stringify(fields.lineItems),
@@ -268,7 +266,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const pricing = resolvePricing(input, true)!;
       checkUrl('success_url', input.success_url);
       if (input.cancel_url) checkUrl('cancel_url', input.cancel_url);
-      const row = await insertSession(owner(ctx), ctx.now, {
+      const row = await insertSession(ctx, ctx.now, {
         ...pricing,
         currency: normalizeCurrency(input.currency)!,
         successUrl: input.success_url,
@@ -281,13 +279,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
     },
 
     async getSession(ctx: RequestContext, id: string): Promise<CheckoutSessionView> {
-      const row = isUuid(id) ? await repository.findSession(payments, owner(ctx), id) : undefined;
+      const row = await repository.findSession(payments, ctx, id);
       if (!row) throw notFound('Checkout session');
       return presentSession(row, ctx.now);
     },
 
     async listSessions(ctx: RequestContext, filters: ListCheckoutSessionsFilters, page: PageRequest) {
-      const { rows, total } = await repository.listSessions(payments, owner(ctx), filters, ctx.now, page);
+      const { rows, total } = await repository.listSessions(payments, ctx, filters, ctx.now, page);
       return { rows: rows.map((row) => presentSession(row, ctx.now)), total };
     },
 
@@ -299,10 +297,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const allowQuantity = input.allow_quantity ?? false;
       checkQuantityRule(allowQuantity, pricing.lineItems);
       if (input.after_completion_url) checkUrl('after_completion_url', input.after_completion_url);
-      const row = await repository.insertLink(payments, {
+      const row = await repository.insertLink(payments, ctx, {
         id: newId(),
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         name: input.name.trim(),
         line_items: JSON.stringify(pricing.lineItems),
         description: pricing.description,
@@ -319,26 +315,25 @@ export function createPaymentsService(deps: PaymentsDeps) {
     },
 
     async getLink(ctx: RequestContext, id: string): Promise<PaymentLinkView> {
-      const row = isUuid(id) ? await repository.findLink(payments, owner(ctx), id) : undefined;
+      const row = await repository.findLink(payments, ctx, id);
       if (!row) throw notFound('Payment link');
       return presentLink(row);
     },
 
     async listLinks(ctx: RequestContext, filters: ListPaymentLinksFilters, page: PageRequest) {
-      const { rows, total } = await repository.listLinks(payments, owner(ctx), filters, page);
+      const { rows, total } = await repository.listLinks(payments, ctx, filters, page);
       return { rows: rows.map(presentLink), total };
     },
 
     async updateLink(ctx: RequestContext, id: string, input: UpdatePaymentLinkInput): Promise<PaymentLinkView> {
-      if (!isUuid(id)) throw notFound('Payment link');
       const pricing = resolvePricing(input, false);
       if (input.after_completion_url) checkUrl('after_completion_url', input.after_completion_url);
       return inTransaction(async (tx) => {
-        const current = await repository.findLink(tx, owner(ctx), id, { forUpdate: true });
+        const current = await repository.findLink(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Payment link');
         assertFresh(input.expected_updated_at, current.updated_at);
         checkQuantityRule(input.allow_quantity ?? current.allow_quantity, pricing?.lineItems ?? current.line_items);
-        const row = await repository.updateLink(tx, owner(ctx), id, {
+        const row = await repository.updateLink(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(pricing
             ? { line_items: JSON.stringify(pricing.lineItems), description: pricing.description, amount_total_cents: totalOf(pricing.lineItems) }
@@ -357,7 +352,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     // The hosted pages (no API key: the unguessable id in the URL is the capability)
 
     async checkoutPage(id: string, now: Date): Promise<CheckoutPageData | undefined> {
-      const row = isUuid(id) ? await repository.findSessionByCapability(payments, id) : undefined;
+      const row = await repository.findSessionByCapability(payments, id);
       return row ? pageData(row, now) : undefined;
     },
 
@@ -367,7 +362,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
      * session paid, or give the hold and the use back.
      */
     async pay(id: string, form: CardForm, now: Date): Promise<PayOutcome> {
-      const row = isUuid(id) ? await repository.findSessionByCapability(payments, id) : undefined;
+      const row = await repository.findSessionByCapability(payments, id);
       if (!row) return { kind: 'not_found' };
       const sessionOwner: Owner = { tenantId: row.tenant_id, mode: row.mode };
       const status = effectiveStatus(row, now);
@@ -435,7 +430,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     /** A visit of a payment link: a new session, the quantity form, or why it is not available. */
     async visitLink(id: string, now: Date): Promise<LinkVisit> {
-      const link = isUuid(id) ? await repository.findLinkByCapability(payments, id) : undefined;
+      const link = await repository.findLinkByCapability(payments, id);
       if (!link) return { kind: 'not_found' };
       const reason = linkUnavailability(link);
       if (reason) return { kind: 'unavailable', reason, name: link.name, merchantName: await merchantName(link.tenant_id) };
@@ -445,7 +440,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     /** The quantity form of a link that lets the buyer choose it. */
     async startLinkWithQuantity(id: string, quantityText: string, now: Date): Promise<LinkVisit> {
-      const link = isUuid(id) ? await repository.findLinkByCapability(payments, id) : undefined;
+      const link = await repository.findLinkByCapability(payments, id);
       if (!link) return { kind: 'not_found' };
       const reason = linkUnavailability(link);
       if (reason) return { kind: 'unavailable', reason, name: link.name, merchantName: await merchantName(link.tenant_id) };
@@ -478,10 +473,6 @@ interface NewSession {
   paymentLinkId: string | null;
 }
 
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
-
 /** An open session past its expiry is shown as expired before the expiry job gets to it. */
 export function effectiveStatus(row: Pick<SessionRow, 'status' | 'expires_at'>, now: Date): SessionStatus {
   if (row.status === 'open' && row.expires_at.getTime() <= now.getTime()) return 'expired';
@@ -500,11 +491,6 @@ function totalOf(items: StoredLineItem[]): number {
   return items.reduce((sum, item) => sum + item.unit_amount_cents * item.quantity, 0);
 }
 
-function invalid(path: string, code: string, message: string): AppError {
-  const detail: ErrorDetail = { path, code, message };
-  return new AppError('validation_failed', message, [detail]);
-}
-
 /**
  * The two ways to say what is sold: `line_items`, or `amount_cents` with `description`
  * (one line, quantity 1). Exactly one of them; the total at most 99,999,999 minor units.
@@ -518,7 +504,7 @@ function resolvePricing(
   const hasAmount = input.amount_cents !== undefined;
   const hasDescription = input.description !== undefined;
   if (hasItems && (hasAmount || hasDescription)) {
-    throw invalid(hasAmount ? 'amount_cents' : 'description', 'invalid', 'Send either line_items, or amount_cents with description, not both.');
+    throw invalidField(hasAmount ? 'amount_cents' : 'description', 'invalid', 'Send either line_items, or amount_cents with description, not both.');
   }
   let result: { lineItems: StoredLineItem[]; description: string | null } | undefined;
   if (hasItems) {
@@ -527,32 +513,35 @@ function resolvePricing(
       description: null,
     };
   } else if (hasAmount || hasDescription) {
-    if (!hasDescription) throw invalid('description', 'required', 'description is required with amount_cents.');
-    if (!hasAmount) throw invalid('amount_cents', 'required', 'amount_cents is required with description.');
+    if (!hasDescription) throw invalidField('description', 'required', 'description is required with amount_cents.');
+    if (!hasAmount) throw invalidField('amount_cents', 'required', 'amount_cents is required with description.');
     const description = input.description!.trim();
     result = { lineItems: [{ name: description, unit_amount_cents: input.amount_cents!, quantity: 1 }], description };
   } else if (required) {
-    throw invalid('line_items', 'required', 'Send line_items, or amount_cents with description.');
+    throw invalidField('line_items', 'required', 'Send line_items, or amount_cents with description.');
   } else {
     return undefined;
   }
   const total = totalOf(result.lineItems);
   if (total > MAX_AMOUNT_CENTS) {
-    throw new AppError('validation_failed', 'The total is too large.', [
-      {
-        path: hasItems ? 'line_items' : 'amount_cents',
-        code: 'out_of_range',
-        message: `The total of ${total} minor units is over the largest payment, ${MAX_AMOUNT_CENTS}.`,
-        maximum: MAX_AMOUNT_CENTS,
-      },
-    ]);
+    throw validationFailed(
+      [
+        {
+          path: hasItems ? 'line_items' : 'amount_cents',
+          code: 'out_of_range',
+          message: `The total of ${total} minor units is over the largest payment, ${MAX_AMOUNT_CENTS}.`,
+          maximum: MAX_AMOUNT_CENTS,
+        },
+      ],
+      'The total is too large.',
+    );
   }
   return result;
 }
 
 function checkQuantityRule(allowQuantity: boolean, lineItems: StoredLineItem[]): void {
   if (allowQuantity && lineItems.length !== 1) {
-    throw invalid('allow_quantity', 'invalid', 'allow_quantity needs exactly one line item (the buyer chooses its quantity).');
+    throw invalidField('allow_quantity', 'invalid', 'allow_quantity needs exactly one line item (the buyer chooses its quantity).');
   }
 }
 
@@ -565,9 +554,9 @@ function checkUrl(path: string, value: string): void {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw invalid(path, 'invalid_format', `${path} must be an absolute http(s) URL.`);
+    throw invalidField(path, 'invalid_format', `${path} must be an absolute http(s) URL.`);
   }
-  if (url.username !== '' || url.password !== '') throw invalid(path, 'invalid_format', `${path} must not contain a user name or password.`);
+  if (url.username !== '' || url.password !== '') throw invalidField(path, 'invalid_format', `${path} must not contain a user name or password.`);
 }
 
 /** Stripe's `{CHECKOUT_SESSION_ID}` template, or else `session_id=<id>` added to the query. */
