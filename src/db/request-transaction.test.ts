@@ -118,7 +118,9 @@ describe('request transaction', () => {
     let startLater: () => void = () => {};
     const started = new Promise<void>((resolve) => (startLater = resolve));
     transaction.run(() => {
-      later = started.then(() => insert(2));
+      later = started.then(async () => {
+        await insert(2);
+      });
     });
     await transaction.run(() => insert(1));
     await transaction.rollback();

@@ -290,15 +290,17 @@ class RequestTransactionDriver implements Driver {
     });
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  // Not async: outside request transactions no promise or async frame is added to the wrapped driver's.
+  acquireConnection(): Promise<DatabaseConnection> {
     const transaction = currentRequestTransaction();
-    const shared = transaction && (await transaction.lend());
-    return shared ?? this.#inner.acquireConnection();
+    if (!transaction) return this.#inner.acquireConnection();
+    return transaction.lend().then((shared) => shared ?? this.#inner.acquireConnection());
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (connection instanceof SharedConnection) connection.owner.giveBack();
-    else await this.#inner.releaseConnection(connection);
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if (!(connection instanceof SharedConnection)) return this.#inner.releaseConnection(connection);
+    connection.owner.giveBack();
+    return Promise.resolve();
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
