@@ -37,6 +37,7 @@ describe('request transaction', () => {
     const rolledBack = await beginRequestTransaction(db);
     await rolledBack.run(() => insert(1));
     await rolledBack.rollback();
+    await expect(rolledBack.commit()).rejects.toThrow(/already finished/);
     expect(await ids()).toEqual([]);
 
     const committed = await beginRequestTransaction(db);

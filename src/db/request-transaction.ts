@@ -101,7 +101,9 @@ export class RequestTransaction {
     }
   }
 
-  commit(): Promise<void> {
+  /** Commits; refuses if the transaction is already finished (it may have been rolled back). */
+  async commit(): Promise<void> {
+    if (!this.#open) throw new Error('The request transaction is already finished.');
     return this.#finish(true);
   }
 
