@@ -5,6 +5,7 @@ import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
+import { faultInjector } from './platform/fault-injection.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
 import { AppError } from './platform/errors/app-error.js';
@@ -66,6 +67,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     keyCache: deps.keyCache,
     rateLimitStore: deps.rateLimitStore,
     adminToken: config.adminToken,
+    injectFault: faultInjector(config.faultInjection),
   });
   await installOpenApi(app, config.publicBaseUrl);
 

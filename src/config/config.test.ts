@@ -71,4 +71,15 @@ describe('loadConfig', () => {
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: ' ', ADMIN_TOKEN: '' })).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, adminToken: undefined });
   });
+
+  it('honours FAULT_INJECTION only under NODE_ENV=test and refuses to start with it anywhere else', () => {
+    expect(loadConfig({}).faultInjection).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'test', FAULT_INJECTION: 'idempotency:after-write, idempotency:after-commit' }).faultInjection).toEqual([
+      'idempotency:after-write',
+      'idempotency:after-commit',
+    ]);
+    expect(() => loadConfig({ FAULT_INJECTION: 'idempotency:after-write' })).toThrow(/FAULT_INJECTION.*NODE_ENV=test/);
+    expect(() => loadConfig({ NODE_ENV: 'production', FAULT_INJECTION: 'idempotency:after-write' })).toThrow(/NODE_ENV=test/);
+    expect(() => loadConfig({ NODE_ENV: 'test', FAULT_INJECTION: 'idempotency:somewhere' })).toThrow(/idempotency:somewhere/);
+  });
 });

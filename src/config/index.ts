@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { FAULT_POINTS, type FaultPoint } from '../platform/fault-injection.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -25,6 +26,8 @@ export interface Config {
   stripeSecretKey: string | undefined;
   /** Base URL of the Stripe API (a stripe-mock or a proxy in tests and staging). */
   stripeApiBase: string;
+  /** Crash points for crash tests (FAULT_INJECTION); always empty unless NODE_ENV=test. */
+  faultInjection: FaultPoint[];
 }
 
 export class ConfigError extends Error {
@@ -92,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`STRIPE_API_BASE must be an absolute http(s) URL; got "${stripeApiBase}".`);
   }
 
+  const faultInjection = parseFaultInjection(text('FAULT_INJECTION'), text('NODE_ENV'), problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -107,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     stripeSecretKey,
     stripeApiBase,
+    faultInjection,
   };
 }
 
@@ -127,6 +133,19 @@ function parseSecretsKey(value: string | undefined, problems: string[]): Buffer 
     return undefined;
   }
   return key;
+}
+
+/** A server that would crash on purpose must never start by accident: outside NODE_ENV=test it refuses to. */
+function parseFaultInjection(value: string | undefined, nodeEnv: string | undefined, problems: string[]): FaultPoint[] {
+  if (value === undefined) return [];
+  if (nodeEnv !== 'test') {
+    problems.push('FAULT_INJECTION is for crash tests only: it needs NODE_ENV=test. Unset it.');
+    return [];
+  }
+  const points = value.split(',').map((point) => point.trim());
+  const unknown = points.filter((point) => !(FAULT_POINTS as readonly string[]).includes(point));
+  if (unknown.length > 0) problems.push(`FAULT_INJECTION must list points among ${FAULT_POINTS.join(', ')}; got "${unknown.join(', ')}".`);
+  return points.filter((point): point is FaultPoint => (FAULT_POINTS as readonly string[]).includes(point));
 }
 
 function hostForUrl(host: string): string {

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { pgliteDialect } from './pglite-dialect.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
+import { openKysely } from './request-transaction.js';
 import { pgTypes } from './timestamptz.js';
 import type { PlatformTables } from './types.js';
 
@@ -45,7 +46,7 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
   const pool = new pg.Pool({ connectionString, max: poolSize, types: pgTypes });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
+  const db = openKysely<PlatformTables>(new PostgresDialect({ pool }));
   runCompiledQueriesDirectly(db, (statement, parameters) =>
     new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),
   );
@@ -86,7 +87,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   }
   const client = pgdata ? new PGlite(pgdata) : new PGlite();
   await client.waitReady;
-  const db = new Kysely<PlatformTables>({ dialect: pgliteDialect(client) });
+  const db = openKysely<PlatformTables>(pgliteDialect(client));
   return {
     db,
     backend: 'pglite',

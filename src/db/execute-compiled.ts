@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely } from 'kysely';
+import { currentRequestTransaction } from './request-transaction.js';
 
 /** Runs one statement on any free pooled connection and resolves with its rows. */
 export type StatementRunner = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
@@ -17,6 +18,9 @@ const directRunners = new WeakMap<Kysely<any>, StatementRunner>();
  * the list benchmark showed about 28 KB of rows a request promoted and a full collection
  * every half second, with a pool of 10 or of 60 alike; through pg-pool's callback API almost
  * nothing was promoted and server CPU per request fell from 0.8-0.9 ms to 0.5-0.6 ms.
+ *
+ * Inside a request transaction (`request-transaction.ts`) statements take Kysely's way, which
+ * lends them the transaction's connection.
  */
 export function runCompiledQueriesDirectly(db: Kysely<any>, runner: StatementRunner): void {
   directRunners.set(db, runner);
@@ -25,6 +29,6 @@ export function runCompiledQueriesDirectly(db: Kysely<any>, runner: StatementRun
 /** Runs a compiled statement on `db` (a transaction's connection if `db` is one) and resolves with its rows. */
 export async function executeCompiled<Row>(db: Kysely<any>, compiled: CompiledQuery<Row>): Promise<Row[]> {
   const direct = directRunners.get(db);
-  if (direct) return direct(compiled.sql, compiled.parameters) as Promise<Row[]>;
+  if (direct && !currentRequestTransaction()) return direct(compiled.sql, compiled.parameters) as Promise<Row[]>;
   return (await db.executeQuery(compiled)).rows;
 }

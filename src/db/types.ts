@@ -28,11 +28,9 @@ export interface IdempotencyKeysTable {
   method: string;
   path: string;
   body_hash: string;
-  state: 'in_progress' | 'completed';
-  locked_until: Date | null;
-  response_status: number | null;
-  response_body: string | null;
-  response_content_type: string | null;
+  response_status: number;
+  response_body: Uint8Array;
+  response_content_type: string;
   created_at: Date;
   expires_at: Date;
 }

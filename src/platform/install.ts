@@ -7,6 +7,7 @@ import { authenticate, authorize } from './auth/authenticate.js';
 import type { KeyCache } from './auth/key-cache.js';
 import { installErrorHandling } from './errors/handler.js';
 import { AppError } from './errors/app-error.js';
+import type { FaultInjector } from './fault-injection.js';
 import { RouteIndex } from './http/route-index.js';
 import { ErrorResponse, ErrorRef } from './http/schemas.js';
 import { installValidation } from './http/validation.js';
@@ -24,6 +25,8 @@ export interface PlatformDeps {
   keyCache: KeyCache;
   rateLimitStore: RateLimitStore | undefined;
   adminToken: string | undefined;
+  /** Crash points for crash tests; a no-op in every normal start. */
+  injectFault: FaultInjector;
 }
 
 /**
@@ -43,7 +46,7 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
 
   const enforceRateLimit = createRateLimiter(deps.rateLimitStore, app.log);
   const checkAdminToken = deps.adminToken ? createAdminTokenCheck(deps.adminToken) : undefined;
-  const idempotency = createIdempotencyHooks(deps.db);
+  const idempotency = createIdempotencyHooks(deps.db, deps.injectFault);
 
   /** The platform's checks for one public route, resolved once when the route is registered. */
   const publicRouteGuard = (scope: string, deprecated: PlatformRouteConfig['deprecated']): onRequestHookHandler =>
@@ -66,8 +69,8 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
     if (config.scope !== undefined) {
       prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));
       if (config.idempotent) {
-        prependHook(route, 'preHandler', idempotency.reserveKey);
-        prependHook(route, 'onSend', idempotency.storeReply);
+        prependHook(route, 'preHandler', idempotency.takeKey);
+        prependHook(route, 'onSend', idempotency.recordReply);
       }
     } else if (config.admin) {
       prependHook(route, 'onRequest', adminRouteGuard);

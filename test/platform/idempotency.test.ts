@@ -1,14 +1,57 @@
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/lib/clock.js';
+import { requestContext } from '../../src/platform/http/request-context.js';
+import { crmModule } from '../../src/services/crm/index.js';
 import { call, expectError, startTestPlatform, type TestPlatform } from '../harness.js';
 
 let platform: TestPlatform;
+/** Lets the test decide when the slow route's handler finishes; `entered` resolves once it runs. */
+let slowRoute: { entered: Promise<void>; enter: () => void; release: () => void; released: Promise<void> };
+
 beforeAll(async () => {
   platform = await startTestPlatform();
+  addTestRoutes();
 });
 afterAll(() => platform.close());
 
 const CONTACTS = '/api/v1/services/crm/contacts';
+const TEST_ROUTES = '/api/v1/services/crm/idempotency-test';
+
+/** Routes of this file only, to reach replies no real route gives on demand. */
+function addTestRoutes(): void {
+  const crm = crmModule.create(platform.serviceDeps());
+  const config = { scope: 'service.crm.manage' };
+  const anything = { 200: Type.Unknown(), 201: Type.Unknown() };
+  let calls = 0;
+  platform.app.post(`${TEST_ROUTES}/write-then-fail`, { config, schema: { response: anything } }, async (request) => {
+    await crm.createContact(requestContext(request), { name: 'Written before a failure' });
+    throw new Error('failed after writing');
+  });
+  platform.app.post(`${TEST_ROUTES}/no-database`, { config, schema: { response: anything } }, async (_request, reply) => {
+    calls += 1;
+    return reply.code(201).send({ data: { call: calls } });
+  });
+  platform.app.post(`${TEST_ROUTES}/stream`, { config, schema: { response: anything } }, async (_request, reply) => {
+    calls += 1;
+    return reply.type('text/plain; charset=utf-8').send(Readable.from(['streamed ', 'reply ', `#${calls}`]));
+  });
+  platform.app.post(`${TEST_ROUTES}/slow`, { config, schema: { response: anything } }, async (request, reply) => {
+    slowRoute.enter();
+    await slowRoute.released;
+    const contact = await crm.createContact(requestContext(request), { name: 'Slow' });
+    return reply.code(201).send({ data: contact });
+  });
+}
+
+function resetSlowRoute(): void {
+  let enter = () => {};
+  let release = () => {};
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  slowRoute = { entered, enter, release, released };
+}
 
 async function contactCount(key: string): Promise<number> {
   return (await call(platform.app, 'GET', CONTACTS, { key })).json().meta.total;
@@ -78,12 +121,91 @@ describe('Idempotency-Key', () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => call(platform.app, 'POST', CONTACTS, { key, headers, body: { name: 'Once' } })),
     );
+    // Each is refused as in use while the first runs, or replays it once it has committed.
     for (const response of responses) {
       if (response.statusCode === 409) expectError(response, 409, 'idempotency_key_in_use');
       else expect(response.statusCode).toBe(201);
     }
+    expect(responses.filter((response) => response.statusCode === 201 && response.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
     const created = responses.filter((response) => response.statusCode === 201);
     expect(new Set(created.map((response) => response.json().data.id)).size).toBe(1);
+    expect(await contactCount(key)).toBe(1);
+  });
+
+  it('keeps nothing of a request that fails with 5xx, writes included, so a retry acts afresh', async () => {
+    const key = await (await platform.newTenant()).key();
+    const headers = { 'idempotency-key': 'fails-after-writing' };
+    expectError(await call(platform.app, 'POST', `${TEST_ROUTES}/write-then-fail`, { key, headers }), 500, 'internal_error');
+    expect(await contactCount(key)).toBe(0);
+    const retried = await call(platform.app, 'POST', `${TEST_ROUTES}/write-then-fail`, { key, headers });
+    expectError(retried, 500, 'internal_error');
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(await contactCount(key)).toBe(0);
+
+    // Without a key each statement commits on its own, as before.
+    expectError(await call(platform.app, 'POST', `${TEST_ROUTES}/write-then-fail`, { key }), 500, 'internal_error');
+    expect(await contactCount(key)).toBe(1);
+  });
+
+  it('replays the reply of a handler that never touches the database', async () => {
+    const key = await (await platform.newTenant()).key();
+    const headers = { 'idempotency-key': 'no-database' };
+    const first = await call(platform.app, 'POST', `${TEST_ROUTES}/no-database`, { key, headers });
+    const second = await call(platform.app, 'POST', `${TEST_ROUTES}/no-database`, { key, headers });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toBe(first.body);
+  });
+
+  it('stores a streamed reply as sent and replays it with its content type', async () => {
+    const key = await (await platform.newTenant()).key();
+    const headers = { 'idempotency-key': 'streamed' };
+    const first = await call(platform.app, 'POST', `${TEST_ROUTES}/stream`, { key, headers });
+    const second = await call(platform.app, 'POST', `${TEST_ROUTES}/stream`, { key, headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toMatch(/^streamed reply #\d+$/);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toBe(first.body);
+    expect(second.headers['content-type']).toBe('text/plain; charset=utf-8');
+  });
+
+  it('replays a refusal its service decided after a statement of its own failed (a taken coupon code)', async () => {
+    const key = await (await platform.newTenant()).key();
+    const coupons = '/api/v1/services/catalog/catalog/coupons';
+    expect((await call(platform.app, 'POST', coupons, { key, body: { code: 'TAKEN', percent_off: 10 } })).statusCode).toBe(201);
+    const headers = { 'idempotency-key': 'taken-code' };
+    const body = { code: 'taken', percent_off: 20 };
+    // The insert fails on the unique index and the service reads the existing code to answer:
+    // the failed statement must not spoil the request's transaction.
+    const first = await call(platform.app, 'POST', coupons, { key, headers, body });
+    expectError(first, 409, 'coupon_code_taken');
+    const second = await call(platform.app, 'POST', coupons, { key, headers, body });
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toBe(first.body);
+  });
+
+  it('answers a duplicate arriving while the first still runs: in use on PostgreSQL; on the embedded database it waits and replays', async () => {
+    const key = await (await platform.newTenant()).key();
+    const headers = { 'idempotency-key': 'slow' };
+    resetSlowRoute();
+    const first = call(platform.app, 'POST', `${TEST_ROUTES}/slow`, { key, headers });
+    await slowRoute.entered;
+    const duplicate = call(platform.app, 'POST', `${TEST_ROUTES}/slow`, { key, headers });
+    if (platform.database.backend === 'postgres') {
+      const refused = expectError(await duplicate, 409, 'idempotency_key_in_use');
+      expect(refused).toBeDefined();
+      expect((await duplicate).headers['retry-after']).toBe('1');
+      slowRoute.release();
+      expect((await first).statusCode).toBe(201);
+    } else {
+      // The first holds the embedded database's one session until it has committed.
+      slowRoute.release();
+      const [original, replayed] = [await first, await duplicate];
+      expect(original.statusCode).toBe(201);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body).toBe(original.body);
+    }
     expect(await contactCount(key)).toBe(1);
   });
 

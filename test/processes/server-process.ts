@@ -13,6 +13,8 @@ export interface ServerProcess {
   output(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Resolves once the process has ended by itself (or been killed), with how it ended. */
+  ended(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export async function freePort(): Promise<number> {
@@ -47,7 +49,8 @@ export async function startServerProcess(env: Record<string, string | undefined>
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = ended.then(({ code }) => code);
 
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -70,10 +73,11 @@ export async function startServerProcess(env: Record<string, string | undefined>
     child,
     output: () => stdout,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');
       return exited;
     },
+    ended: () => ended,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AuthenticatedKey } from '../auth/key-cache.js';
-import type { IdempotencyReservation } from '../idempotency/store.js';
+import type { IdempotentRequest } from '../idempotency/hooks.js';
 
 /** Per-route settings the platform reads from `config` when a route is registered or called. */
 export interface PlatformRouteConfig {
@@ -19,8 +19,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set once the API key is authenticated. */
     auth: AuthenticatedKey | undefined;
-    /** Set when this request holds an Idempotency-Key reservation. */
-    idempotency: IdempotencyReservation | undefined;
+    /** Set while this request acts under an Idempotency-Key, in its transaction. */
+    idempotency: IdempotentRequest | undefined;
     /** Read once per request from the injected clock. */
     startedAt: Date;
   }

@@ -1,11 +1,11 @@
-
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { IdempotencyKeysTable, Mode } from '../../db/types.js';
-import { addMilliseconds, DAY_MS, SECOND_MS } from '../../lib/clock.js';
+import type { RequestTransaction } from '../../db/request-transaction.js';
+import type { Mode } from '../../db/types.js';
+import { addMilliseconds, DAY_MS } from '../../lib/clock.js';
 
 export const RETENTION_MS = DAY_MS;
-/** How long a running request owns its key before a crash is presumed and a retry may act. */
-export const LOCK_MS = 60 * SECOND_MS;
 
 export interface IdempotencyScope {
   tenantId: string;
@@ -19,119 +19,78 @@ export interface RequestFingerprint {
   bodyHash: string;
 }
 
-export interface IdempotencyReservation extends IdempotencyScope {
-  /** Distinguishes this holder from a later one that took over an expired lock. */
-  lockedUntil: Date;
+export interface StoredReply {
+  status: number;
+  body: Buffer;
+  contentType: string;
 }
 
-export type ReserveOutcome =
-  | { kind: 'reserved'; reservation: IdempotencyReservation }
-  | { kind: 'replay'; status: number; body: string; contentType: string }
-  | { kind: 'conflict' }
-  | { kind: 'in_use' };
+export type Lookup = { kind: 'new' } | { kind: 'replay'; reply: StoredReply } | { kind: 'conflict' };
 
 /**
- * Claims an idempotency key for one request, or says what to answer instead:
- * the stored reply, a conflict (same key, other request) or "in use" (still running).
+ * Takes the key's lock until `transaction` ends; false while another request holds it.
+ * The lock is PostgreSQL's advisory lock on a 64-bit hash of tenant, mode and key.
  */
-export async function reserve(db: Db, scope: IdempotencyScope, fingerprint: RequestFingerprint, now: Date): Promise<ReserveOutcome> {
-  const lockedUntil = addMilliseconds(now, LOCK_MS);
-  const fresh: IdempotencyKeysTable = {
+export async function lockKey(db: Db, transaction: RequestTransaction, scope: IdempotencyScope): Promise<boolean> {
+  const query = sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${lockId(scope)}::bigint) as locked`.compile(db);
+  const { rows } = await transaction.execute(query);
+  return rows[0]?.locked === true;
+}
+
+/** What the key says about this request: new, a replay of the stored reply, or a conflict with another request. */
+export async function lookUp(db: Db, transaction: RequestTransaction, scope: IdempotencyScope, fingerprint: RequestFingerprint, now: Date): Promise<Lookup> {
+  const query = db
+    .selectFrom('idempotency_keys')
+    .select(['method', 'path', 'body_hash', 'response_status', 'response_body', 'response_content_type'])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('mode', '=', scope.mode)
+    .where('idempotency_key', '=', scope.key)
+    .where('expires_at', '>', now)
+    .compile();
+  const record = (await transaction.execute(query)).rows[0];
+  if (!record) return { kind: 'new' };
+  const sameRequest = record.method === fingerprint.method && record.path === fingerprint.path && record.body_hash === fingerprint.bodyHash;
+  if (!sameRequest) return { kind: 'conflict' };
+  return {
+    kind: 'replay',
+    reply: { status: record.response_status, body: Buffer.from(record.response_body), contentType: record.response_content_type },
+  };
+}
+
+/** Records the reply in `transaction`, so it is stored if and only if the request's writes are. */
+export async function record(
+  db: Db,
+  transaction: RequestTransaction,
+  scope: IdempotencyScope,
+  fingerprint: RequestFingerprint,
+  reply: StoredReply,
+  now: Date,
+): Promise<void> {
+  const row = {
     tenant_id: scope.tenantId,
     mode: scope.mode,
     idempotency_key: scope.key,
     method: fingerprint.method,
     path: fingerprint.path,
     body_hash: fingerprint.bodyHash,
-    state: 'in_progress',
-    locked_until: lockedUntil,
-    response_status: null,
-    response_body: null,
-    response_content_type: null,
+    response_status: reply.status,
+    response_body: reply.body,
+    response_content_type: reply.contentType,
     created_at: now,
     expires_at: addMilliseconds(now, RETENTION_MS),
   };
-
-  // Insert, or take over a row whose 24 hours are over; either way this request now owns the key.
-  const claimed = await db
+  // An expired record of the key may still be there until the sweep: it is replaced.
+  const query = db
     .insertInto('idempotency_keys')
-    .values(fresh)
+    .values(row)
     .onConflict((conflict) =>
-      conflict.columns(['tenant_id', 'mode', 'idempotency_key']).doUpdateSet(fresh).where('idempotency_keys.expires_at', '<=', now),
+      conflict.columns(['tenant_id', 'mode', 'idempotency_key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', now),
     )
     .returning('idempotency_key')
-    .executeTakeFirst();
-  if (claimed) return { kind: 'reserved', reservation: { ...scope, lockedUntil } };
-
-  const existing = await db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('tenant_id', '=', scope.tenantId)
-    .where('mode', '=', scope.mode)
-    .where('idempotency_key', '=', scope.key)
-    .executeTakeFirst();
-  if (!existing) return reserve(db, scope, fingerprint, now); // swept between the two statements
-
-  const sameRequest =
-    existing.method === fingerprint.method && existing.path === fingerprint.path && existing.body_hash === fingerprint.bodyHash;
-  if (!sameRequest) return { kind: 'conflict' };
-
-  if (existing.state === 'completed') {
-    return {
-      kind: 'replay',
-      status: existing.response_status ?? 200,
-      body: existing.response_body ?? '',
-      contentType: existing.response_content_type ?? 'application/json; charset=utf-8',
-    };
-  }
-
-  // Still in progress: wait for it unless its owner is presumed dead, in which case take over.
-  const takenOver = await db
-    .updateTable('idempotency_keys')
-    .set({ locked_until: lockedUntil })
-    .where('tenant_id', '=', scope.tenantId)
-    .where('mode', '=', scope.mode)
-    .where('idempotency_key', '=', scope.key)
-    .where('state', '=', 'in_progress')
-    .where('locked_until', '<', now)
-    .returning('idempotency_key')
-    .executeTakeFirst();
-  return takenOver ? { kind: 'reserved', reservation: { ...scope, lockedUntil } } : { kind: 'in_use' };
-}
-
-/** Stores the reply for replays. Only the holder of the reservation may complete it. */
-export async function complete(
-  db: Db,
-  reservation: IdempotencyReservation,
-  reply: { status: number; body: string; contentType: string },
-): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      locked_until: null,
-      response_status: reply.status,
-      response_body: reply.body,
-      response_content_type: reply.contentType,
-    })
-    .where('tenant_id', '=', reservation.tenantId)
-    .where('mode', '=', reservation.mode)
-    .where('idempotency_key', '=', reservation.key)
-    .where('state', '=', 'in_progress')
-    .where('locked_until', '=', reservation.lockedUntil)
-    .execute();
-}
-
-/** Forgets a reservation whose request failed on our side, so a retry can act. */
-export async function release(db: Db, reservation: IdempotencyReservation): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', reservation.tenantId)
-    .where('mode', '=', reservation.mode)
-    .where('idempotency_key', '=', reservation.key)
-    .where('state', '=', 'in_progress')
-    .where('locked_until', '=', reservation.lockedUntil)
-    .execute();
+    .compile();
+  const { rows } = await transaction.execute(query);
+  // Under the key's lock a live record cannot appear after lookUp saw none.
+  if (rows.length === 0) throw new Error('An idempotency record appeared under the key lock.');
 }
 
 /** Deletes records past their 24 hours; returns how many. */
@@ -140,3 +99,7 @@ export async function sweepExpired(db: Db, now: Date): Promise<number> {
   return Number(result.numDeletedRows);
 }
 
+function lockId(scope: IdempotencyScope): string {
+  const digest = createHash('sha256').update(`${scope.tenantId}\n${scope.mode}\n${scope.key}`).digest();
+  return digest.readBigInt64BE(0).toString();
+}
