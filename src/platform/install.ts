@@ -9,6 +9,8 @@ import { installErrorHandling } from './errors/handler.js';
 import { AppError } from './errors/app-error.js';
 import { RouteIndex } from './http/route-index.js';
 import { ErrorResponse, ErrorRef } from './http/schemas.js';
+import { bodyPolicyOf, createInputGuard } from './http/input-guard.js';
+import { installJsonBodies, readUntypedBodyAsJson } from './http/json-body.js';
 import { installValidation } from './http/validation.js';
 import { createIdempotencyHooks } from './idempotency/hooks.js';
 import { createRateLimiter } from './rate-limit/enforce.js';
@@ -34,6 +36,7 @@ export interface PlatformDeps {
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
   const routeIndex = new RouteIndex();
   installValidation(app);
+  installJsonBodies(app);
   installErrorHandling(app, routeIndex);
   app.addSchema(ErrorResponse);
 
@@ -63,6 +66,8 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
   app.addHook('onRoute', (route) => {
     routeIndex.add(route.method, route.url);
     const config = annotateRoute(route);
+    prependHook(route, 'preValidation', createInputGuard(config.bodyPolicy));
+    if (config.bodyPolicy === 'none' || config.bodyPolicy === 'optional') prependHook(route, 'preParsing', readUntypedBodyAsJson);
     if (config.scope !== undefined) {
       prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));
       if (config.idempotent) {
@@ -112,7 +117,7 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
     const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
     const idempotent = config.idempotent ?? mutates;
-    route.config = { ...config, idempotent };
+    route.config = { ...config, idempotent, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     if (idempotent) schema.headers ??= IDEMPOTENCY_HEADER;
     schema.security = [{ apiKey: [config.scope] }];
     addErrorResponses(schema, {
@@ -128,14 +133,14 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     });
     if (config.deprecated) schema.deprecated = true;
   } else if (route.url.startsWith(ADMIN_API_PREFIX)) {
-    route.config = { ...config, admin: true };
+    route.config = { ...config, admin: true, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     schema.security = [{ adminToken: [] }];
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
   }
   return (route.config ?? {}) as PlatformRouteConfig;
 }
 
-type HookName = 'onRequest' | 'preHandler' | 'onSend';
+type HookName = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'onSend';
 
 /** Puts the platform's hook before any hook the route declares itself. */
 function prependHook(route: RouteOptions, name: HookName, hook: unknown): void {
