@@ -66,7 +66,8 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
   app.addHook('onRoute', (route) => {
     routeIndex.add(route.method, route.url);
     const config = annotateRoute(route);
-    prependHook(route, 'preValidation', createInputGuard(config.bodyPolicy));
+    const isApiRoute = config.scope !== undefined || config.admin === true;
+    prependHook(route, 'preValidation', createInputGuard({ body: config.bodyPolicy, refuseQuery: isApiRoute && route.schema?.querystring === undefined }));
     if (config.bodyPolicy === 'none' || config.bodyPolicy === 'optional') prependHook(route, 'preParsing', readUntypedBodyAsJson);
     if (config.scope !== undefined) {
       prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));

@@ -131,16 +131,33 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * the shape the route takes, and no string anywhere (body values and field names at any
  * depth, query string, path parameters) carries a character the API refuses.
  */
-export function createInputGuard(policy: BodyPolicy | undefined): preValidationHookHandler {
+export interface InputRules {
+  /** How the route takes a body (API routes); undefined leaves the body to its schema. */
+  body: BodyPolicy | undefined;
+  /** The route declares no query parameters, so any sent is unknown (API routes). */
+  refuseQuery: boolean;
+}
+
+export function createInputGuard(rules: InputRules): preValidationHookHandler {
   return function guardInput(request, _reply, done) {
-    done(findInputProblem(request, policy));
+    done(findInputProblem(request, rules));
   };
 }
 
-function findInputProblem(request: FastifyRequest, policy: BodyPolicy | undefined): AppError | undefined {
-  if (policy !== undefined) {
-    const shapeProblem = checkBodyShape(request, policy);
+function findInputProblem(request: FastifyRequest, rules: InputRules): AppError | undefined {
+  if (rules.body !== undefined) {
+    const shapeProblem = checkBodyShape(request, rules.body);
     if (shapeProblem) return shapeProblem;
+  }
+  if (rules.refuseQuery) {
+    const unknown = Object.keys(request.query as object);
+    if (unknown.length > 0) {
+      return new AppError(
+        'validation_failed',
+        'The request is not valid; see details.',
+        unknown.slice(0, MAX_DETAILS).map((name) => ({ path: printable(name), code: 'unknown_field', message: `query ${printable(name)} is not a known field.` })),
+      );
+    }
   }
   const parts: Array<[InputPart, unknown]> = [
     ['body', request.body],
@@ -171,7 +188,7 @@ function checkBodyShape(request: FastifyRequest, policy: BodyPolicy): AppError |
       return new AppError(
         'validation_failed',
         'This operation takes no body: send none, or {}.',
-        fields.slice(0, MAX_DETAILS).map((field) => ({ path: field, code: 'unknown_field', message: `${field} is not a known field; this operation takes no body.` })),
+        fields.slice(0, MAX_DETAILS).map((field) => ({ path: printable(field), code: 'unknown_field', message: `${printable(field)} is not a known field; this operation takes no body.` })),
       );
     }
   }
