@@ -130,6 +130,23 @@ describe('the world', () => {
   });
 });
 
+describe('bodies on every operation that can take one', () => {
+  it('answers null, an array or a number with 400 validation_failed, and invalid UTF-8 with 400 invalid_json', async () => {
+    const writes = operations.filter((operation) => ['POST', 'PATCH', 'PUT', 'DELETE'].includes(operation.method));
+    expect(writes.length).toBeGreaterThan(50);
+    const invalidUtf8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]); // {"a":"<0xff>"}
+    for (const operation of writes) {
+      const url = world.fillPath(operation.path, extra);
+      for (const body of ['null', '[]', '[{"a":1}]', '42']) {
+        const response = await send(operation, { name: body, url, body, contentType: 'application/json' });
+        expect(`${response.statusCode} ${response.json().error?.code}`, `${operation.method} ${operation.path} with ${body}`).toBe('400 validation_failed');
+      }
+      const response = await send(operation, { name: 'invalid UTF-8', url, body: invalidUtf8, contentType: 'application/json' });
+      expect(`${response.statusCode} ${response.json().error?.code}`, `${operation.method} ${operation.path} with invalid UTF-8`).toBe('400 invalid_json');
+    }
+  });
+});
+
 describe('fuzzing every operation of the OpenAPI document', () => {
   it('never answers 5xx, always answers 4xx in the error shape, stays up, and does not grow', async () => {
     expect(operations.length).toBeGreaterThan(90);
