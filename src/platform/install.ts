@@ -30,7 +30,8 @@ export interface PlatformDeps {
 
 /**
  * Installs the shared v1 conventions on the root instance, before any route exists:
- * validation, the error shape, request ids, API-key auth, scopes, rate limits,
+ * validation, the JSON body parser and input guard (body shape, control characters,
+ * prototype keys), the error shape, request ids, API-key auth, scopes, rate limits,
  * idempotency, deprecation headers, OpenAPI annotations and one log line per request.
  */
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
