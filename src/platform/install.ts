@@ -10,6 +10,8 @@ import { AppError } from './errors/app-error.js';
 import type { FaultInjector } from './fault-injection.js';
 import { RouteIndex } from './http/route-index.js';
 import { ErrorResponse, ErrorRef } from './http/schemas.js';
+import { bodyPolicyOf, createInputGuard } from './http/input-guard.js';
+import { installJsonBodies, readUntypedBodyAsJson } from './http/json-body.js';
 import { installValidation } from './http/validation.js';
 import { createIdempotencyHooks } from './idempotency/hooks.js';
 import { createRateLimiter } from './rate-limit/enforce.js';
@@ -31,12 +33,14 @@ export interface PlatformDeps {
 
 /**
  * Installs the shared v1 conventions on the root instance, before any route exists:
- * validation, the error shape, request ids, API-key auth, scopes, rate limits,
+ * validation, the JSON body parser and input guard (body shape, control characters,
+ * prototype keys), the error shape, request ids, API-key auth, scopes, rate limits,
  * idempotency, deprecation headers, OpenAPI annotations and one log line per request.
  */
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
   const routeIndex = new RouteIndex();
   installValidation(app);
+  installJsonBodies(app);
   installErrorHandling(app, routeIndex);
   app.addSchema(ErrorResponse);
 
@@ -66,6 +70,9 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
   app.addHook('onRoute', (route) => {
     routeIndex.add(route.method, route.url);
     const config = annotateRoute(route);
+    const isApiRoute = config.scope !== undefined || config.admin === true;
+    prependHook(route, 'preValidation', createInputGuard({ body: config.bodyPolicy, refuseQuery: isApiRoute && route.schema?.querystring === undefined }));
+    if (config.bodyPolicy === 'none' || config.bodyPolicy === 'optional') prependHook(route, 'preParsing', readUntypedBodyAsJson);
     if (config.scope !== undefined) {
       prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));
       if (config.idempotent) {
@@ -115,7 +122,7 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
     const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
     const idempotent = config.idempotent ?? mutates;
-    route.config = { ...config, idempotent };
+    route.config = { ...config, idempotent, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     if (idempotent) schema.headers ??= IDEMPOTENCY_HEADER;
     schema.security = [{ apiKey: [config.scope] }];
     addErrorResponses(schema, {
@@ -131,14 +138,14 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     });
     if (config.deprecated) schema.deprecated = true;
   } else if (route.url.startsWith(ADMIN_API_PREFIX)) {
-    route.config = { ...config, admin: true };
+    route.config = { ...config, admin: true, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     schema.security = [{ adminToken: [] }];
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
   }
   return (route.config ?? {}) as PlatformRouteConfig;
 }
 
-type HookName = 'onRequest' | 'preHandler' | 'onSend';
+type HookName = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'onSend';
 
 /** Puts the platform's hook before any hook the route declares itself. */
 function prependHook(route: RouteOptions, name: HookName, hook: unknown): void {

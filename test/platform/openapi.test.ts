@@ -62,6 +62,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('declares no request body on no-body actions, and marks a body with no required field optional', async () => {
+    const paths = (await openApiDocument()).paths as Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
+    for (const path of [
+      '/api/v1/services/invoicing/customers/{id}/archive',
+      '/api/v1/services/invoicing/invoices/{id}/finalize',
+      '/api/v1/services/customer-auth/users/{id}/email-verifications',
+      '/api/v1/services/customer-auth/users/{id}/mfa/totp',
+      '/api/v1/services/catalog/catalog/coupons/{id}/retire',
+    ]) {
+      expect(paths[path]!.post!.requestBody, path).toBeUndefined();
+    }
+    expect(paths['/api/v1/services/catalog/catalog/subscriptions/{id}/pause']!.post!.requestBody!.required).toBe(false);
+    expect(paths['/api/v1/services/crm/contacts/{id}']!.patch!.requestBody!.required).toBe(false);
+    expect(paths['/api/v1/services/crm/contacts']!.post!.requestBody!.required).toBe(true);
+  });
+
   it('carries examples', async () => {
     const text = JSON.stringify(await openApiDocument());
     expect(text).toContain('"examples"');

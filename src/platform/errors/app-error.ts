@@ -22,6 +22,11 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
   }
+
+  /** The name Fastify's own error handlers read, for scopes with a handler of their own (the hosted pages). */
+  get statusCode(): number {
+    return this.status;
+  }
 }
 
 export function notFound(what: string): AppError {

@@ -16,6 +16,12 @@ interface AjvIssue {
  */
 export function installErrorHandling(app: FastifyInstance, knownRoutes: RouteMethodIndex): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const refusedValue = databaseRefusal(error);
+    if (refusedValue) {
+      // Input should never get this far: log it so the schema or rule that let it through is fixed.
+      request.log.warn({ err: error }, 'the database refused a value of the request');
+      return sendError(reply, refusedValue);
+    }
     const appError = toAppError(error);
     if (appError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
@@ -70,6 +76,23 @@ function toAppError(error: FastifyError): AppError {
     return new AppError(codeForClientStatus(status), error.message);
   }
   return new AppError('internal_error', 'Something went wrong on our side. Retry later; quote the Service-Request-Id if it persists.');
+}
+
+/**
+ * PostgreSQL errors that mean "this value cannot be stored or compared" (SQLSTATE class 22,
+ * data exception: bad number or text syntax, out of range, NUL or bad encoding, too long;
+ * class 54, program limit exceeded: a value too large for an index, nesting too deep).
+ * Schemas and rules refuse such input first; this is the last fence, so a value that slips
+ * through is still the caller's 400, never a 500.
+ */
+const DATABASE_VALUE_ERROR = /^(22|54)[0-9A-Z]{3}$/;
+
+function databaseRefusal(error: unknown): AppError | undefined {
+  const fields = error as { code?: unknown; severity?: unknown } | null;
+  if (typeof fields?.code !== 'string' || fields.severity === undefined || !DATABASE_VALUE_ERROR.test(fields.code)) return undefined;
+  return new AppError('validation_failed', 'A value in the request cannot be stored: it is out of range, too large or malformed.', [
+    { path: '', code: 'invalid_value', message: 'A value in the request cannot be stored: it is out of range, too large or malformed.' },
+  ]);
 }
 
 function codeForClientStatus(status: number): ErrorCode {

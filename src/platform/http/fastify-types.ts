@@ -1,5 +1,6 @@
 import type { AuthenticatedKey } from '../auth/key-cache.js';
 import type { IdempotentRequest } from '../idempotency/hooks.js';
+import type { BodyPolicy } from './input-guard.js';
 
 /** Per-route settings the platform reads from `config` when a route is registered or called. */
 export interface PlatformRouteConfig {
@@ -11,6 +12,8 @@ export interface PlatformRouteConfig {
   deprecated?: { since: string; sunset: string };
   /** Operator routes under /admin/v1 authenticate with ADMIN_TOKEN instead of an API key. */
   admin?: boolean;
+  /** Set by the platform from the body schema: whether the route takes no body, an optional one or a required one. */
+  bodyPolicy?: BodyPolicy;
 }
 
 declare module 'fastify' {

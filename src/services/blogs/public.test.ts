@@ -101,9 +101,11 @@ describe('published posts, for a public site', () => {
       const hidden = await postIn(key, status, { title: `Hidden ${status}` });
       expectError(await read(key, hidden.slug), 404, 'not_found');
     }
-    for (const slug of ['missing', 'UPPER', 'a%20b', '-x-', 'x'.repeat(100), '%00']) {
+    for (const slug of ['missing', 'UPPER', 'a%20b', '-x-', 'x'.repeat(100)]) {
       expectError(await read(key, slug), 404, 'not_found');
     }
+    // A control character is refused before any lookup, like in every other input.
+    expectError(await read(key, '%00'), 400, 'validation_failed');
 
     const first = await read(key, post.slug);
     expect(first.statusCode).toBe(200);

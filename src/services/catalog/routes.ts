@@ -1,4 +1,4 @@
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
 import { DataEnvelope, ErrorRef, IdParams } from '../../platform/http/schemas.js';
@@ -9,7 +9,6 @@ import {
   CreateCouponBody,
   CreatePriceBody,
   CreateProductBody,
-  EmptyBody,
   ListCouponsQuery,
   ListProductsQuery,
   ListSubscriptionsQuery,
@@ -25,12 +24,6 @@ import type { CatalogService } from './service.js';
 
 const VIEW = 'service.catalog.view';
 const MANAGE = 'service.catalog.manage';
-
-/** Action routes take an optional body: a request without one is treated as `{}`. */
-const bodyMayBeOmitted: preValidationHookHandler = (request, _reply, done) => {
-  request.body ??= {};
-  done();
-};
 
 const transitionConflict = (what: string) => ({ ...ErrorRef, description: `invalid_status_transition: ${what}` });
 
@@ -146,14 +139,12 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.post('/catalog/coupons/:id/retire', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...coupons,
         operationId: 'catalogRetireCoupon',
         summary: 'Retire a discount code (active false, redeemable false)',
         description: 'Subscriptions already using the code keep their discount. Retiring a retired code returns it unchanged.',
         params: IdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Coupon) },
       },
       handler: async (request) => ({ data: await catalog.retireCoupon(requestContext(request), request.params.id) }),
@@ -209,7 +200,6 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.post('/catalog/subscriptions/:id/pause', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...subscriptions,
         operationId: 'catalogPauseSubscription',
@@ -224,14 +214,12 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.post('/catalog/subscriptions/:id/resume', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...subscriptions,
         operationId: 'catalogResumeSubscription',
         summary: 'Resume a paused subscription: paused -> active',
         description: 'The interrupted billing period goes on if it has not ended; otherwise a new period starts now. Not paused: 409.',
         params: IdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Subscription), 409: transitionConflict('the subscription is not paused.') },
       },
       handler: async (request) => ({ data: await catalog.resumeSubscription(requestContext(request), request.params.id) }),
@@ -239,7 +227,6 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.post('/catalog/subscriptions/:id/cancel', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...subscriptions,
         operationId: 'catalogCancelSubscription',

@@ -255,8 +255,6 @@ export const CancelSubscriptionBody = Type.Object(
   { additionalProperties: false, description: 'May be omitted (cancels now).', examples: [{ at_period_end: true }] },
 );
 
-export const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be omitted.' });
-
 export const ListSubscriptionsQuery = ListQuery({
   status: Type.Optional(SubscriptionStatusSchema),
   contact_id: UuidFilter('Subscriptions of this crm contact.'),

@@ -1,4 +1,4 @@
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
 import { DataEnvelope, ErrorRef, IdParams } from '../../platform/http/schemas.js';
@@ -10,7 +10,6 @@ import {
   CreateUserBody,
   Deleted,
   EmailVerification,
-  EmptyBody,
   EndUser,
   JtiParams,
   ListSessionsQuery,
@@ -40,12 +39,6 @@ const MANAGE = 'service.customer-auth.manage';
 const SECRET_BEARING = { scope: MANAGE, idempotent: false } as const;
 
 const error = (description: string) => ({ ...ErrorRef, description });
-
-/** Lets actions that take no input be called without a body (validated as `{}`). */
-const bodyMayBeOmitted: preValidationHookHandler = (request, _reply, done) => {
-  request.body ??= {};
-  done();
-};
 
 export function customerAuthRoutes(auth: CustomerAuthService) {
   return async function registerCustomerAuthRoutes(app: FastifyInstance): Promise<void> {
@@ -136,14 +129,12 @@ export function customerAuthRoutes(auth: CustomerAuthService) {
 
     routes.post('/users/:id/email-verifications', {
       config: SECRET_BEARING,
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...verification,
         operationId: 'customerAuthCreateEmailVerification',
         summary: 'Issue an email verification token (send it to the user yourself)',
         description: 'Single use, valid 24 hours, bound to the current address; issuing a new one cancels older unused ones. The body may be omitted.',
         params: IdParams,
-        body: EmptyBody,
         response: { 201: DataEnvelope(EmailVerification) },
       },
       handler: async (request, reply) => {
@@ -268,14 +259,12 @@ export function customerAuthRoutes(auth: CustomerAuthService) {
 
     routes.post('/users/:id/mfa/totp', {
       config: SECRET_BEARING,
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...mfa,
         operationId: 'customerAuthStartTotpEnrollment',
         summary: 'Start TOTP enrolment (pending until confirmed)',
         description: 'Returns a new secret; starting again before confirming replaces it. 409 mfa_already_enabled while TOTP is on. The body may be omitted.',
         params: IdParams,
-        body: EmptyBody,
         response: { 201: DataEnvelope(TotpEnrollment), 409: error('mfa_already_enabled.') },
       },
       handler: async (request, reply) => {
@@ -316,14 +305,12 @@ export function customerAuthRoutes(auth: CustomerAuthService) {
 
     routes.post('/users/:id/mfa/recovery-codes', {
       config: SECRET_BEARING,
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...mfa,
         operationId: 'customerAuthRegenerateRecoveryCodes',
         summary: 'Replace the recovery codes (the old ones stop working)',
         description: 'The body may be omitted.',
         params: IdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(UserWithRecoveryCodes), 409: error('mfa_not_enabled.') },
       },
       handler: async (request, reply) => {

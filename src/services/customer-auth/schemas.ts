@@ -97,7 +97,6 @@ export const SetPasswordBody = Type.Object(
 export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
 
 /** Actions without input: an empty object, or no body at all; any field is 400 unknown_field. */
-export const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be omitted.' });
 
 // Email verification
 

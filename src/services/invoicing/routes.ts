@@ -1,4 +1,4 @@
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
 import { DataEnvelope, ErrorRef, IntegerIdParams } from '../../platform/http/schemas.js';
@@ -14,7 +14,6 @@ import {
   Customer,
   DecideApprovalBody,
   Deleted,
-  EmptyBody,
   Invoice,
   ListApprovalPoliciesQuery,
   ListApprovalsQuery,
@@ -34,12 +33,6 @@ const VIEW = 'service.invoicing.view';
 const MANAGE = 'service.invoicing.manage';
 /** Deciding refund approvals and setting the policies that require them: kept apart from manage. */
 const APPROVE = 'service.invoicing.approve';
-
-/** Action routes take an optional body: a request without one is treated as `{}`. */
-const bodyMayBeOmitted: preValidationHookHandler = (request, _reply, done) => {
-  request.body ??= {};
-  done();
-};
 
 export function invoicingRoutes(invoicing: InvoicingService) {
   return async function registerInvoicingRoutes(app: FastifyInstance): Promise<void> {
@@ -99,14 +92,12 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/customers/:id/archive', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...customers,
         operationId: 'invoicingArchiveCustomer',
         summary: 'Archive a customer (is_active false)',
         description: 'Archived customers keep their invoices and payments but cannot be billed on new invoices. Archiving an archived customer returns it unchanged.',
         params: IntegerIdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Customer) },
       },
       handler: async (request) => ({ data: await invoicing.setCustomerActive(requestContext(request), request.params.id, false) }),
@@ -114,13 +105,11 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/customers/:id/unarchive', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...customers,
         operationId: 'invoicingUnarchiveCustomer',
         summary: 'Unarchive a customer (is_active true)',
         params: IntegerIdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Customer) },
       },
       handler: async (request) => ({ data: await invoicing.setCustomerActive(requestContext(request), request.params.id, true) }),
@@ -189,14 +178,12 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/invoices/:id/finalize', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...invoices,
         operationId: 'invoicingFinalizeInvoice',
         summary: 'Finalize a draft: draft -> open',
         description: 'Needs at least one line and a total above 0 (else 409 invoice_not_finalizable). Any other status: 409 invalid_status_transition.',
         params: IntegerIdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Invoice) },
       },
       handler: async (request) => ({ data: await invoicing.finalizeInvoice(requestContext(request), request.params.id) }),
@@ -204,14 +191,12 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/invoices/:id/void', {
       config: { scope: MANAGE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...invoices,
         operationId: 'invoicingVoidInvoice',
         summary: 'Void a draft or open invoice',
         description: 'Only draft or open invoices (no payments) can be voided; otherwise 409 invalid_status_transition. Void is final.',
         params: IntegerIdParams,
-        body: EmptyBody,
         response: { 200: DataEnvelope(Invoice) },
       },
       handler: async (request) => ({ data: await invoicing.voidInvoice(requestContext(request), request.params.id) }),
@@ -359,7 +344,6 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/approvals/:id/approve', {
       config: { scope: APPROVE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...approvals,
         operationId: 'invoicingApprove',
@@ -374,7 +358,6 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.post('/approvals/:id/reject', {
       config: { scope: APPROVE },
-      preValidation: bodyMayBeOmitted,
       schema: {
         ...approvals,
         operationId: 'invoicingReject',

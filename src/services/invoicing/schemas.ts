@@ -41,7 +41,6 @@ const CalendarDate = (description: string) =>
 export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) });
 
 /** Action routes take no fields; a body, if sent, must be an empty object. */
-export const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be omitted.' });
 
 // Customers
 

@@ -62,6 +62,27 @@ describe('payment links', () => {
     });
   });
 
+  it('takes name, amount_cents and currency alone: the description defaults to the name', async () => {
+    const key = await (await platform.newTenant()).key();
+    const link = await createLink(platform, key, { name: '  Entry fee ', amount_cents: 1500, currency: 'usd' });
+    expect(link).toMatchObject({
+      name: 'Entry fee',
+      amount_cents: 1500,
+      description: 'Entry fee',
+      amount_total_cents: 1500,
+      line_items: [{ name: 'Entry fee', unit_amount_cents: 1500, quantity: 1, amount_total_cents: 1500 }],
+    });
+
+    const repriced = (await call(platform.app, 'PATCH', `${LINKS}/${link.id}`, { key, body: { amount_cents: 2000 } })).json().data;
+    expect(repriced).toMatchObject({ amount_cents: 2000, description: 'Entry fee', line_items: [{ name: 'Entry fee', unit_amount_cents: 2000, quantity: 1 }] });
+    const renamed = (await call(platform.app, 'PATCH', `${LINKS}/${link.id}`, { key, body: { name: 'Late entry', amount_cents: 2500 } })).json().data;
+    expect(renamed).toMatchObject({ name: 'Late entry', description: 'Late entry', amount_cents: 2500 });
+
+    // A checkout session has no name to fall back on: there description stays required with amount_cents.
+    const session = await call(platform.app, 'POST', `${BASE}/checkout-sessions`, { key, body: { amount_cents: 100, currency: 'usd', success_url: 'https://example.com/ok' } });
+    expect(expectError(session, 400, 'validation_failed').details[0]).toMatchObject({ path: 'description', code: 'required' });
+  });
+
   it('lists newest first, filtered by active', async () => {
     const key = await (await platform.newTenant()).key();
     const one = await createLink(platform, key);
@@ -149,7 +170,6 @@ describe('payment links', () => {
       { name: null },
       { active: null },
       { currency: 'XYZ' },
-      { amount_cents: 100 },
       { description: 'only' },
       { line_items: [] },
       { use_count: 0 },

@@ -46,6 +46,11 @@ const Description = Type.String({
   examples: ['Consulting, March'],
 });
 
+const LinkDescription = {
+  ...Description,
+  description: "With amount_cents: what the single amount is for (becomes the one line item, quantity 1); defaults to the link's name.",
+};
+
 /** An absolute http(s) URL; checked again with the URL parser by the service. */
 export const HttpUrl = Type.String({
   minLength: 1,
@@ -169,7 +174,7 @@ export const CreatePaymentLinkBody = Type.Object(
     name: LinkName,
     line_items: Type.Optional(LineItemsInput),
     amount_cents: Type.Optional(AmountCents),
-    description: Type.Optional(Description),
+    description: Type.Optional(LinkDescription),
     currency: CurrencyCode,
     active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
     allow_quantity: Type.Optional(Type.Boolean({ description: `${ALLOW_QUANTITY} Default false.` })),
@@ -196,7 +201,7 @@ export const UpdatePaymentLinkBody = Type.Object(
     name: Type.Optional(LinkName),
     line_items: Type.Optional(LineItemsInput),
     amount_cents: Type.Optional(AmountCents),
-    description: Type.Optional(Description),
+    description: Type.Optional(LinkDescription),
     currency: Type.Optional(CurrencyCode),
     active: Type.Optional(Type.Boolean()),
     allow_quantity: Type.Optional(AllowQuantity),

@@ -293,7 +293,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     async createLink(ctx: RequestContext, input: CreatePaymentLinkInput): Promise<PaymentLinkView> {
       requireLiveConfigured(ctx.mode);
-      const pricing = resolvePricing(input, true)!;
+      const pricing = resolvePricing(input, true, input.name.trim())!;
       const allowQuantity = input.allow_quantity ?? false;
       checkQuantityRule(allowQuantity, pricing.lineItems);
       if (input.after_completion_url) checkUrl('after_completion_url', input.after_completion_url);
@@ -326,12 +326,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
     },
 
     async updateLink(ctx: RequestContext, id: string, input: UpdatePaymentLinkInput): Promise<PaymentLinkView> {
-      const pricing = resolvePricing(input, false);
+      // amount_cents alone is described by the link's name, which may be the stored one.
+      const describedByStoredName = input.amount_cents !== undefined && input.description === undefined && input.name === undefined;
+      const sentPricing = describedByStoredName ? undefined : resolvePricing(input, false, input.name?.trim());
       if (input.after_completion_url) checkUrl('after_completion_url', input.after_completion_url);
       return inTransaction(async (tx) => {
         const current = await repository.findLink(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Payment link');
         assertFresh(input.expected_updated_at, current.updated_at);
+        const pricing = describedByStoredName ? resolvePricing(input, false, current.name) : sentPricing;
         checkQuantityRule(input.allow_quantity ?? current.allow_quantity, pricing?.lineItems ?? current.line_items);
         const row = await repository.updateLink(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
@@ -494,11 +497,13 @@ function totalOf(items: StoredLineItem[]): number {
 /**
  * The two ways to say what is sold: `line_items`, or `amount_cents` with `description`
  * (one line, quantity 1). Exactly one of them; the total at most 99,999,999 minor units.
+ * A payment link's amount needs no description: `defaultDescription` (its name) stands in.
  * Returns undefined when nothing was sent and nothing is required (a PATCH).
  */
 function resolvePricing(
   input: { line_items?: Array<{ name: string; unit_amount_cents: number; quantity: number }>; amount_cents?: number; description?: string },
   required: boolean,
+  defaultDescription?: string,
 ): { lineItems: StoredLineItem[]; description: string | null } | undefined {
   const hasItems = input.line_items !== undefined;
   const hasAmount = input.amount_cents !== undefined;
@@ -513,9 +518,9 @@ function resolvePricing(
       description: null,
     };
   } else if (hasAmount || hasDescription) {
-    if (!hasDescription) throw invalidField('description', 'required', 'description is required with amount_cents.');
     if (!hasAmount) throw invalidField('amount_cents', 'required', 'amount_cents is required with description.');
-    const description = input.description!.trim();
+    const description = input.description?.trim() ?? defaultDescription;
+    if (description === undefined) throw invalidField('description', 'required', 'description is required with amount_cents.');
     result = { lineItems: [{ name: description, unit_amount_cents: input.amount_cents!, quantity: 1 }], description };
   } else if (required) {
     throw invalidField('line_items', 'required', 'Send line_items, or amount_cents with description.');

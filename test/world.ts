@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { call, type Response } from './harness.js';
+
+/**
+ * One of every resource of every service, created through the public API with one key, so a
+ * test can address any operation with real ids: the fuzz test fills every path template from
+ * it, and a list-isolation test can build one world per tenant and mode and check that no
+ * owner ever sees another's rows.
+ *
+ * Every searchable name, title and email carries the world's `tag`, so `search` filters can
+ * be tried across owners; values that must be unique (emails, slugs, coupon codes) also carry
+ * a short random suffix, so several worlds may share a tenant and mode.
+ */
+export interface World {
+  /** The distinctive text in every name of this world. */
+  tag: string;
+  /** The key the world was built with (its tenant and mode own every row). */
+  key: string;
+  ids: WorldIds;
+  /** Resources that could not be created with this key, and why (e.g. live payments without Stripe). */
+  skipped: Partial<Record<keyof WorldIds, string>>;
+  /** A path template of the OpenAPI document (`/api/v1/services/crm/contacts/{id}`) with this world's ids filled in. */
+  fillPath(template: string, overrides?: IdOverrides): string;
+}
+
+export interface WorldIds {
+  // crm
+  contact: string;
+  company: string;
+  // blogs: a published post (readable by slug on the public side) and a subscriber
+  post: string;
+  postSlug: string;
+  subscriber: string;
+  // forms: a published form with one submission
+  form: string;
+  formSlug: string;
+  submission: string;
+  // invoicing: a finalized invoice partly paid (it takes more payments), one refund, and one refund held for approval
+  customer: number;
+  invoice: number;
+  /** A second invoice left in draft, for the operations only a draft allows. */
+  draftInvoice: number;
+  payment: number;
+  refund: number;
+  approvalPolicy: number;
+  approval: number;
+  // customer-auth: a user with a session, an email verification and a pending TOTP enrolment
+  user: string;
+  session: string;
+  verificationToken: string;
+  // catalog: a product with a price, a coupon, and a subscription of the contact
+  product: string;
+  price: string;
+  coupon: string;
+  couponCode: string;
+  subscription: string;
+  // payments (undefined when the key cannot create them, see `skipped`)
+  checkoutSession: string | undefined;
+  paymentLink: string | undefined;
+}
+
+/** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
+export interface ExtraIds {
+  tenant?: string;
+  apiKey?: string;
+}
+
+/** Ids to use instead of the world's for one path (say, a draft invoice where the world's is paid). */
+export type IdOverrides = Partial<WorldIds> & ExtraIds;
+
+export interface WorldOptions {
+  /** Distinctive text put in every name; default `world-<random>`. */
+  tag?: string;
+}
+
+const API = '/api/v1/services';
+
+/** A reply's `data`, read loosely: the world only picks ids and slugs out of it. */
+type Data = Record<string, unknown>;
+const text = (value: unknown) => String(value);
+const integer = (value: unknown) => Number(value);
+
+export async function buildWorld(app: FastifyInstance, key: string, options: WorldOptions = {}): Promise<World> {
+  const tag = options.tag ?? `world-${randomUUID().slice(0, 8)}`;
+  const unique = `${slugOf(tag)}-${randomUUID().slice(0, 6)}`;
+  const email = (who: string) => `${who}.${unique}@example.com`;
+  const skipped: World['skipped'] = {};
+
+  const send = async (method: string, url: string, expected: number, body?: unknown): Promise<Data> => {
+    const response = await call(app, method, `${API}${url}`, { key, ...(body === undefined ? {} : { body }) });
+    return expectStatus(response, expected, `${method} ${url}`);
+  };
+
+  // crm
+  const company = await send('POST', '/crm/companies', 201, { name: `${tag} company`, domain: `${unique}.example.com` });
+  const contact = await send('POST', '/crm/contacts', 201, { name: `${tag} contact`, email: email('contact'), company_id: company.id });
+
+  // blogs
+  const post = await send('POST', '/blogs/posts', 201, { title: `${tag} post`, slug: `post-${unique}`, content: `About ${tag}.`, categories: ['news'] });
+  await send('POST', `/blogs/posts/${post.id}/status`, 200, { status: 'published' });
+  const subscriber = await send('POST', '/blogs/subscribers', 201, { email: email('subscriber'), name: `${tag} subscriber` });
+
+  // forms
+  const form = await send('POST', '/forms/forms', 201, {
+    name: `${tag} form`,
+    slug: `form-${unique}`,
+    status: 'published',
+    fields: [
+      { key: 'name', label: 'Name', type: 'text', required: true },
+      { key: 'email', label: 'Email', type: 'email' },
+    ],
+  });
+  const submission = await send('POST', `/forms/forms/${text(form.slug)}/submit`, 201, { data: { name: `${tag} visitor`, email: email('visitor') } });
+
+  // invoicing
+  const customer = await send('POST', '/invoicing/customers', 201, { display_name: `${tag} customer`, email: email('customer') });
+  const draft = await send('POST', '/invoicing/invoices', 201, {
+    customer_id: customer.id,
+    line_items: [{ description: `${tag} work`, quantity: '1', unit_price: '500.00' }],
+  });
+  await send('POST', `/invoicing/invoices/${draft.id}/finalize`, 200);
+  const secondDraft = await send('POST', '/invoicing/invoices', 201, {
+    customer_id: customer.id,
+    line_items: [{ description: `${tag} draft work`, quantity: '2', unit_price: '25.00' }],
+  });
+  const payment = await send('POST', `/invoicing/invoices/${draft.id}/payments`, 201, { amount: '400.00', method: 'bank_transfer' });
+  const refund = await send('POST', '/invoicing/refunds', 201, { invoice_id: draft.id, customer_payment_id: payment.id, amount: '10.00', reason: `${tag} refund` });
+  const approvalPolicy = await send('POST', '/invoicing/approval-policies', 201, { action: 'refund', min_amount: '100.00' });
+  const held = await send('POST', '/invoicing/refunds', 202, { invoice_id: draft.id, customer_payment_id: payment.id, amount: '100.00' });
+
+  // customer-auth
+  const password = `${unique} correct horse`;
+  const user = await send('POST', '/customer-auth/users', 201, { email: email('user'), password, name: `${tag} user` });
+  const login = await send('POST', '/customer-auth/sessions', 201, { email: user.email, password });
+  const verification = await send('POST', `/customer-auth/users/${user.id}/email-verifications`, 201);
+  await send('POST', `/customer-auth/users/${user.id}/mfa/totp`, 201);
+
+  // catalog
+  const product = await send('POST', '/catalog/catalog/products', 201, { name: `${tag} product` });
+  const price = await send('POST', `/catalog/catalog/products/${product.id}/prices`, 201, { unit_price_cents: 1500, currency: 'USD', billing_interval: 'month' });
+  const couponCode = `C${unique.replace(/[^A-Za-z0-9]/g, '')}`.slice(0, 64);
+  const coupon = await send('POST', '/catalog/catalog/coupons', 201, { code: couponCode, discount_type: 'percent', percent_off: 10 });
+  const subscription = await send('POST', '/catalog/catalog/subscriptions', 201, { product_id: product.id, price_id: price.id, contact_id: contact.id });
+
+  // payments: a live key needs Stripe configured; without it the server answers 503 by design.
+  const optional = async (name: 'checkoutSession' | 'paymentLink', url: string, body: unknown): Promise<string | undefined> => {
+    const response = await call(app, 'POST', `${API}${url}`, { key, body });
+    if (response.statusCode === 503 && response.json().error?.code === 'live_payments_not_configured') {
+      skipped[name] = 'live_payments_not_configured';
+      return undefined;
+    }
+    return text(expectStatus(response, 201, `POST ${url}`).id);
+  };
+  const checkoutSession = await optional('checkoutSession', '/payments/checkout-sessions', {
+    amount_cents: 2500,
+    description: `${tag} checkout`,
+    currency: 'USD',
+    success_url: 'https://example.com/paid',
+  });
+  const paymentLink = await optional('paymentLink', '/payments/payment-links', { name: `${tag} link`, amount_cents: 900, currency: 'USD' });
+
+  const ids: WorldIds = {
+    contact: text(contact.id),
+    company: text(company.id),
+    post: text(post.id),
+    postSlug: text(post.slug),
+    subscriber: text(subscriber.id),
+    form: text(form.id),
+    formSlug: text(form.slug),
+    submission: text(submission.id),
+    customer: integer(customer.id),
+    invoice: integer(draft.id),
+    draftInvoice: integer(secondDraft.id),
+    payment: integer(payment.id),
+    refund: integer(refund.id),
+    approvalPolicy: integer(approvalPolicy.id),
+    approval: integer(held.approval_instance_id),
+    user: text(user.id),
+    session: text((login.session as Data).jti),
+    verificationToken: text(verification.token),
+    product: text(product.id),
+    price: text(price.id),
+    coupon: text(coupon.id),
+    couponCode,
+    subscription: text(subscription.id),
+    checkoutSession,
+    paymentLink,
+  };
+  return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
+}
+
+/** Which id a path parameter means, by the collection segment just before it (per service). */
+const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
+  'crm/contacts': 'contact',
+  'crm/companies': 'company',
+  'blogs/posts': 'post',
+  'blogs/published': 'postSlug',
+  'blogs/subscribers': 'subscriber',
+  'forms/forms': 'form',
+  'forms/by-slug': 'formSlug',
+  'forms/submissions': 'submission',
+  'invoicing/customers': 'customer',
+  'invoicing/invoices': 'invoice',
+  'invoicing/refunds': 'refund',
+  'invoicing/approval-policies': 'approvalPolicy',
+  'invoicing/approvals': 'approval',
+  'customer-auth/users': 'user',
+  'customer-auth/sessions': 'session',
+  'catalog/products': 'product',
+  'catalog/coupons': 'coupon',
+  'catalog/subscriptions': 'subscription',
+  'payments/checkout-sessions': 'checkoutSession',
+  'payments/payment-links': 'paymentLink',
+  'admin/tenants': 'tenant',
+  'admin/api-keys': 'apiKey',
+};
+
+/**
+ * Fills `{param}` segments of an OpenAPI path template with the world's ids: the resource is
+ * the one named by the segment before the parameter, and a parameter called `slug` takes
+ * that resource's slug. Anything unknown gets a random UUID, which must then answer 404.
+ */
+export function fillPath(template: string, ids: Partial<WorldIds>, overrides: IdOverrides = {}): string {
+  const segments = template.split('/');
+  const service = template.startsWith('/admin/') ? 'admin' : (segments[segments.indexOf('services') + 1] ?? '');
+  return segments
+    .map((segment, index) => {
+      const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
+      if (!parameter) return segment;
+      let resource = RESOURCE_BEFORE_PARAMETER[`${service}/${segments[index - 1]}`];
+      if (resource && parameter === 'slug' && !resource.endsWith('Slug')) resource = `${resource}Slug` as keyof IdOverrides;
+      const value = resource === undefined ? undefined : ((overrides as Record<string, unknown>)[resource] ?? (ids as Record<string, unknown>)[resource]);
+      return encodeURIComponent(String(value ?? randomUUID()));
+    })
+    .join('/');
+}
+
+function expectStatus(response: Response, expected: number, what: string): Data {
+  if (response.statusCode !== expected) {
+    throw new Error(`world: ${what} answered ${response.statusCode}, expected ${expected}: ${response.body.slice(0, 300)}`);
+  }
+  return response.json().data;
+}
+
+function slugOf(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'world'
+  );
+}
