@@ -5,12 +5,15 @@ import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
+import { closeStalledConnections, httpServerOptions } from './platform/http/connection-timeouts.js';
+import { Draining } from './platform/http/draining.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
 import { AppError } from './platform/errors/app-error.js';
 import { sendError } from './platform/errors/handler.js';
 import type { JobRunner } from './platform/jobs/runner.js';
 import { installOpenApi } from './platform/openapi/index.js';
+import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
 import { blogsModule } from './services/blogs/index.js';
@@ -34,6 +37,9 @@ export interface AppDeps {
   jobs: JobRunner;
   logger: FastifyBaseLogger;
   secretsKey: Buffer;
+  outbound: OutboundHttp;
+  /** Set when shutdown begins: /readyz turns 503 and replies close their connection. */
+  draining: Draining;
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
@@ -56,10 +62,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       reply.header('Service-Request-Id', request.id);
       sendError(reply, new AppError('not_found', 'No resource has this URL.'));
     },
-    return503OnClosing: true,
+    // Server timeouts: docs/operations.md, "Timeouts".
+    http: httpServerOptions(config.http),
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    // A request that reaches a closing server was sent before the client could know: answer it
+    // (with Connection: close) rather than refuse work the client has already handed over.
+    return503OnClosing: false,
   });
 
-  closeConnectionsWhenDraining(app);
+  closeStalledConnections(app.server, config.http.idleTimeoutMs);
+  closeConnectionsWhenDraining(app, deps.draining);
   installPlatform(app, {
     db: deps.database.db,
     clock: deps.clock,
@@ -69,7 +82,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await installOpenApi(app, config.publicBaseUrl);
 
-  await app.register(healthRoutes(() => deps.database.ping()));
+  await app.register(healthRoutes({ ping: () => deps.database.ping(), draining: deps.draining }));
 
   if (config.adminToken) {
     const admin = createTenantAdmin({ db: deps.database.db, clock: deps.clock });
@@ -82,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     jobs: deps.jobs,
     publicBaseUrl: config.publicBaseUrl,
     secretsKey: deps.secretsKey,
+    outbound: deps.outbound,
     config,
     services: new ServiceRegistry(),
   };
@@ -96,17 +110,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 }
 
 /**
- * During a graceful shutdown, replies to requests still in flight tell the client to
- * close its keep-alive connection; otherwise the idle connection would hold the
- * server open until the keep-alive timeout.
+ * From the start of a shutdown (the signal, or app.close() directly), every reply tells the
+ * client to close its keep-alive connection, so no client sends its next request into a
+ * socket the server is about to close, and idle connections do not hold the server open.
  */
-function closeConnectionsWhenDraining(app: FastifyInstance): void {
-  let draining = false;
+function closeConnectionsWhenDraining(app: FastifyInstance, draining: Draining): void {
   app.addHook('preClose', async () => {
-    draining = true;
+    draining.start();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('Connection', 'close');
+    if (draining.active) reply.header('Connection', 'close');
     done(null, payload);
   });
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { DatabaseTimeouts } from '../config/index.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { pgTypes } from './timestamptz.js';
@@ -35,14 +36,28 @@ export interface DatabaseOptions {
   /** Where the embedded database keeps its files; undefined keeps it in memory (tests). */
   dataDir: string | undefined;
   poolSize?: number;
+  /** Undefined: no limits (scripts such as the admin CLI). */
+  timeouts?: DatabaseTimeouts;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.timeouts) : openEmbedded(options.dataDir, options.timeouts);
 }
 
-async function openPostgres(connectionString: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, types: pgTypes });
+async function openPostgres(connectionString: string, poolSize: number, timeouts: DatabaseTimeouts | undefined): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: pgTypes,
+    // Server-side limits of every pooled session, sent at connect (0 keeps the server's setting),
+    // and how long a query waits for a free connection before failing (503 to the client).
+    ...(timeouts && {
+      statement_timeout: timeouts.statementTimeoutMs,
+      lock_timeout: timeouts.lockTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+      connectionTimeoutMillis: timeouts.connectionWaitMs,
+    }),
+  });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
@@ -76,7 +91,7 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
   };
 }
 
-async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+async function openEmbedded(dataDir: string | undefined, timeouts: DatabaseTimeouts | undefined): Promise<Database> {
   let releaseLock = () => {};
   let pgdata: string | undefined;
   if (dataDir) {
@@ -86,13 +101,14 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   }
   const client = pgdata ? new PGlite(pgdata) : new PGlite();
   await client.waitReady;
-  const db = new Kysely<PlatformTables>({ dialect: pgliteDialect(client) });
+  const dialect = pgliteDialect(client, { waitMs: timeouts?.connectionWaitMs, holdMs: timeouts?.embeddedHoldTimeoutMs });
+  const db = new Kysely<PlatformTables>({ dialect });
   return {
     db,
     backend: 'pglite',
     async withSession(work) {
-      // Borrow the one session through Kysely so no request query can interleave.
-      return db.connection().execute(() =>
+      // Borrow the one session, without the request limits, so no request query can interleave.
+      return dialect.withExclusiveSession(() =>
         work({
           async exec(script) {
             await client.exec(script);

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { JobRunner } from '../platform/jobs/runner.js';
+import type { OutboundHttp } from '../platform/outbound/http.js';
 import type { ServiceId } from '../platform/auth/scopes.js';
 import type { ServiceRegistry } from './registry.js';
 
@@ -14,6 +15,8 @@ export interface ServiceDeps {
   publicBaseUrl: string;
   /** 32-byte key for encrypting secrets at rest (AES-256-GCM). */
   secretsKey: Buffer;
+  /** The one way to call other servers: timeouts, private-address refusal, redirects. */
+  outbound: OutboundHttp;
   /** The whole validated configuration, for the few services with settings of their own. */
   config: Config;
   /** Other services' public interfaces: the only way one service reaches another. */

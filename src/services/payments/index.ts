@@ -27,7 +27,7 @@ export const paymentsModule: ServiceModule<PaymentsService> = {
       secretsKey: deps.secretsKey,
       processors: {
         test: new SandboxProcessor(),
-        live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase }) : undefined,
+        live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase, http: deps.outbound }) : undefined,
       },
     });
   },
