@@ -67,18 +67,25 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
-export function createOutboundHttp(settings: OutboundSettings): OutboundHttp {
-  const guard = settings.allowPrivateTargets ? undefined : refusePrivate;
+export interface OutboundHttpOptions {
+  /** Which resolved addresses may be connected to; tests narrow it to tell two loopback addresses apart. */
+  isAllowedAddress?: (address: string) => boolean;
+}
+
+export function createOutboundHttp(settings: OutboundSettings, { isAllowedAddress = isPublicAddress }: OutboundHttpOptions = {}): OutboundHttp {
+  const refusal = (address: string | undefined, hostname: string) => refusePrivate(address, hostname, isAllowedAddress);
+  const guard = settings.allowPrivateTargets ? undefined : refusal;
+  const publicOnlyLookup = onlyAllowedLookup(isAllowedAddress);
   const connect = buildConnector({ timeout: settings.connectTimeoutMs, ...(guard ? { lookup: publicOnlyLookup } : {}) });
   const agent = new Agent({
     connect: guard
       ? (options, callback) =>
           connect(options, (error, socket) => {
             if (error) return callback(error, null);
-            const refusal = guard(socket!.remoteAddress, options.hostname);
-            if (!refusal) return callback(null, socket!);
+            const refused = guard(socket!.remoteAddress, options.hostname);
+            if (!refused) return callback(null, socket!);
             (socket as Socket).destroy();
-            callback(refusal, null);
+            callback(refused, null);
           })
       : connect,
     headersTimeout: settings.totalTimeoutMs,
@@ -105,7 +112,7 @@ export function createOutboundHttp(settings: OutboundSettings): OutboundHttp {
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string' && maxRedirects > 0) {
         await response.body.dump().catch(() => {});
-        if (hop >= maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${maxRedirects} redirects from ${origin(parseTarget(target))}.`);
+        if (hop >= maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${maxRedirects} redirects from ${parseTarget(target).origin}.`);
         const next = parseTarget(new URL(location, url));
         if (next.origin !== url.origin) headers = withoutCredentials(headers);
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
@@ -124,7 +131,7 @@ export function createOutboundHttp(settings: OutboundSettings): OutboundHttp {
           size += (chunk as Buffer).length;
           if (size > limit) {
             response.body.destroy();
-            throw new OutboundRequestError('response_too_large', `The reply from ${origin(url)} is larger than ${limit} bytes.`);
+            throw new OutboundRequestError('response_too_large', `The reply from ${url.origin} is larger than ${limit} bytes.`);
           }
           chunks.push(chunk as Buffer);
         }
@@ -144,23 +151,27 @@ export function createOutboundHttp(settings: OutboundSettings): OutboundHttp {
   };
 }
 
-function refusePrivate(address: string | undefined, hostname: string): OutboundRequestError | undefined {
+function refusePrivate(address: string | undefined, hostname: string, isAllowedAddress: (address: string) => boolean): OutboundRequestError | undefined {
   if (address === undefined || !ipaddr.isValid(address)) return undefined; // a hostname: checked after DNS
-  if (isPublicAddress(address)) return undefined;
+  if (isAllowedAddress(address)) return undefined;
   const where = unbracketed(hostname) === address ? address : `${hostname} (${address})`;
-  return new OutboundRequestError('private_target', `Refused to connect to ${where}: not a public address (${ipaddr.process(address).range()}).`);
+  const range = ipaddr.process(address).range();
+  return new OutboundRequestError('private_target', `Refused to connect to ${where}: not a public address${range === 'unicast' ? '' : ` (${range})`}.`);
 }
 
-/** DNS resolution that fails when any address of the name is not public (no mixing a public and an internal record). */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused) return callback(refusePrivate(refused.address, hostname)!, '', 0);
-    if (options.all) return (callback as unknown as (error: null, all: dns.LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+/** DNS resolution that fails when any address of the name is not allowed (no mixing a public and an internal record). */
+function onlyAllowedLookup(isAllowedAddress: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => !isAllowedAddress(entry.address));
+      if (refused) return callback(refusePrivate(refused.address, hostname, isAllowedAddress)!, '', 0);
+      // node asks for every address when it tries them in turn (autoSelectFamily), else for one.
+      if (options.all) return (callback as unknown as (error: null, all: dns.LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
 
 function parseTarget(target: string | URL): URL {
   let url: URL;
@@ -179,11 +190,11 @@ function failure(error: unknown, url: URL, deadline: AbortSignal): OutboundReque
   const cause = findOutboundCause(error);
   if (cause) return cause;
   const code = (error as { code?: unknown }).code;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new OutboundRequestError('connect_timeout', `Connecting to ${origin(url)} timed out.`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new OutboundRequestError('connect_timeout', `Connecting to ${url.origin} timed out.`);
   if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new OutboundRequestError('timeout', `The request to ${origin(url)} did not finish in time.`);
+    return new OutboundRequestError('timeout', `The request to ${url.origin} did not finish in time.`);
   }
-  return new OutboundRequestError('network', `The request to ${origin(url)} failed: ${typeof code === 'string' ? code : (error as Error).name}.`);
+  return new OutboundRequestError('network', `The request to ${url.origin} failed: ${typeof code === 'string' ? code : (error as Error).name}.`);
 }
 
 /** Our own refusal may come back wrapped by undici (as a cause). */
@@ -204,8 +215,4 @@ function withoutBodyHeaders(headers: Record<string, string>): Record<string, str
 
 function unbracketed(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-}
-
-function origin(url: URL): string {
-  return url.origin;
 }
