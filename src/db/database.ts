@@ -60,6 +60,10 @@ async function openPostgres(connectionString: string, poolSize: number, timeouts
   });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
+  // Nor a client in use: the server ends a session idle in a transaction past its timeout (or
+  // restarts), pg then emits 'error' on the checked-out client, and without a listener that is
+  // an uncaught exception. Its next query fails instead, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
   runCompiledQueriesDirectly(db, (statement, parameters) =>
     new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),

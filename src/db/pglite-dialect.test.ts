@@ -1,11 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, sql } from 'kysely';
+import { type Generated, Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedSessionBusyError, EmbeddedSessionRevokedError, pgliteDialect, type PGliteDialect } from './pglite-dialect.js';
 import { isDatabaseBusy } from './errors.js';
 
 interface Tables {
-  notes: { id: number; body: string };
+  notes: { id: Generated<number>; body: string };
 }
 
 const WAIT_MS = 150;
