@@ -65,9 +65,19 @@ describe('currency codes', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('finishes a request in flight, then stops accepting connections', async () => {
+  it('once shutdown begins: not ready, still serving, every reply closing its connection; then finishes a request in flight and stops accepting', async () => {
     const key = await (await platform.newTenant()).key();
     const address = await platform.app.listen({ port: 0, host: '127.0.0.1' });
+    expect((await fetch(`${address}/readyz`)).status).toBe(200);
+
+    platform.runtime.beginShutdown();
+    const readiness = await call(platform.app, 'GET', '/readyz');
+    expectError(readiness, 503, 'service_unavailable');
+    expect(readiness.headers['retry-after']).toBe('1');
+    const served = await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key });
+    expect(served.statusCode).toBe(200);
+    expect(served.headers.connection).toBe('close');
+
     const inFlight = fetch(`${address}/api/v1/services/crm/test-slow`, { headers: { authorization: `Bearer ${key}` } });
     await reached;
     const closing = platform.runtime.close();
