@@ -5,7 +5,7 @@ import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
-import { closeStalledConnections, httpServerOptions } from './platform/http/connection-timeouts.js';
+import { httpServerOptions, watchConnections, type Connections } from './platform/http/connection-timeouts.js';
 import { Draining } from './platform/http/draining.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
@@ -38,7 +38,7 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   secretsKey: Buffer;
   outbound: OutboundHttp;
-  /** Set when shutdown begins: /readyz turns 503 and replies close their connection. */
+  /** Set when shutdown begins: /readyz turns 503. */
   draining: Draining;
 }
 
@@ -71,8 +71,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     return503OnClosing: false,
   });
 
-  closeStalledConnections(app.server, config.http.idleTimeoutMs);
-  closeConnectionsWhenDraining(app, deps.draining);
+  const connections = watchConnections(app.server, config.http.idleTimeoutMs);
+  closeConnectionsWhenClosing(app, connections, config.http.keepAliveTimeoutMs);
   installPlatform(app, {
     db: deps.database.db,
     clock: deps.clock,
@@ -110,16 +110,27 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 }
 
 /**
- * From the start of a shutdown (the signal, or app.close() directly), every reply tells the
- * client to close its keep-alive connection, so no client sends its next request into a
- * socket the server is about to close, and idle connections do not hold the server open.
+ * Once the server stops accepting connections (app.close(), after the shutdown grace period),
+ * every reply tells the client to close its keep-alive connection, so its next request goes to
+ * a new connection, which is refused cleanly, instead of into a socket about to close.
+ *
+ * Node's server.close() would also destroy every keep-alive connection idle at that instant,
+ * and a client that has just sent its next request on one gets a reset for a request it cannot
+ * know the fate of. So idle connections get a short last chance instead: one more request,
+ * answered with Connection: close, or closed after a second of silence.
+ *
+ * Replies during the grace period keep their connections: a client told to reconnect then
+ * would be connecting when the listening socket closes, and connections the kernel accepted
+ * but node had not yet taken are reset, not refused.
  */
-function closeConnectionsWhenDraining(app: FastifyInstance, draining: Draining): void {
+function closeConnectionsWhenClosing(app: FastifyInstance, connections: Connections, keepAliveTimeoutMs: number): void {
+  let closing = false;
   app.addHook('preClose', async () => {
-    draining.start();
+    closing = true;
+    app.server.closeIdleConnections = () => connections.closeIdleAfter(Math.min(keepAliveTimeoutMs, 1_000));
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining.active) reply.header('Connection', 'close');
+    if (closing) reply.header('Connection', 'close');
     done(null, payload);
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors/app-error.js';
+import { sendError } from '../errors/handler.js';
 import type { Draining } from './draining.js';
 
 const Status = Type.Object({ status: Type.String() });
@@ -24,8 +25,9 @@ export function healthRoutes({ ping, draining }: { ping: () => Promise<void>; dr
         security: [],
         response: { 200: Status },
       },
-      handler: async (request) => {
-        if (draining.active) throw new AppError('service_unavailable', 'The server is shutting down.', [], { 'Retry-After': '1' });
+      handler: async (request, reply) => {
+        // Expected during every deploy: answered without an error log line.
+        if (draining.active) return sendError(reply, new AppError('service_unavailable', 'The server is shutting down.', [], { 'Retry-After': '1' }));
         try {
           await ping();
         } catch (error) {
