@@ -6,7 +6,7 @@ import type { Clock } from './lib/clock.js';
 import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
 import { httpServerOptions, watchConnections, type Connections } from './platform/http/connection-timeouts.js';
-import { Draining } from './platform/http/draining.js';
+import type { Draining } from './platform/http/draining.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
 import { AppError } from './platform/errors/app-error.js';
