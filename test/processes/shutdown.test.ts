@@ -91,11 +91,15 @@ describe(`SIGTERM under the load of ${CLIENTS} keep-alive writers (${databaseUrl
     while (outcomes.filter((outcome) => outcome.kind === 'answered').length < CLIENTS * 5) await new Promise((resolve) => setTimeout(resolve, 20));
     sigtermAt = Date.now();
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, GRACE_MS / 4));
-    const readiness = await fetch(`${server.baseUrl}/readyz`).then(
-      (response) => response.status,
-      () => 'unreachable',
-    );
+    // Not ready from the signal on, while still serving (polled: the signal takes a moment to land under load).
+    let readiness: number | string = 'not asked';
+    for (const started = Date.now(); readiness !== 503 && Date.now() - started < GRACE_MS; ) {
+      readiness = await fetch(`${server.baseUrl}/readyz`).then(
+        (response) => response.status,
+        () => 'unreachable',
+      );
+      if (readiness !== 503) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
 
     await Promise.all(writers);
     const exitCode = await exited;
