@@ -6,12 +6,15 @@ import type { Clock } from './lib/clock.js';
 import type { KeyCache } from './platform/auth/key-cache.js';
 import { adminRoutes } from './platform/admin/routes.js';
 import { faultInjector } from './platform/fault-injection.js';
+import { httpServerOptions, watchConnections, type Connections } from './platform/http/connection-timeouts.js';
+import type { Draining } from './platform/http/draining.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
 import { AppError } from './platform/errors/app-error.js';
 import { sendError } from './platform/errors/handler.js';
 import type { JobRunner } from './platform/jobs/runner.js';
 import { installOpenApi } from './platform/openapi/index.js';
+import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
 import { blogsModule } from './services/blogs/index.js';
@@ -35,6 +38,9 @@ export interface AppDeps {
   jobs: JobRunner;
   logger: FastifyBaseLogger;
   secretsKey: Buffer;
+  outbound: OutboundHttp;
+  /** Set when shutdown begins: /readyz turns 503. */
+  draining: Draining;
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
@@ -57,10 +63,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       reply.header('Service-Request-Id', request.id);
       sendError(reply, new AppError('not_found', 'No resource has this URL.'));
     },
-    return503OnClosing: true,
+    // Server timeouts: docs/operations.md, "Timeouts".
+    http: httpServerOptions(config.http),
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    // A request that reaches a closing server was sent before the client could know: answer it
+    // (with Connection: close) rather than refuse work the client has already handed over.
+    return503OnClosing: false,
   });
 
-  closeConnectionsWhenDraining(app);
+  const connections = watchConnections(app.server, config.http.idleTimeoutMs);
+  closeConnectionsWhenClosing(app, connections, config.http.keepAliveTimeoutMs);
   installPlatform(app, {
     db: deps.database.db,
     clock: deps.clock,
@@ -71,14 +84,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await installOpenApi(app, config.publicBaseUrl);
 
-  await app.register(healthRoutes(() => deps.database.ping()));
+  await app.register(healthRoutes({ ping: () => deps.database.ping(), draining: deps.draining }));
 
   if (config.adminToken) {
     const admin = createTenantAdmin({ db: deps.database.db, clock: deps.clock });
     await app.register(adminRoutes({ admin, keyCache: deps.keyCache }), { prefix: '/admin/v1' });
   }
 
-  const shared = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, services: new ServiceRegistry() };
+  const shared = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, outbound: deps.outbound, services: new ServiceRegistry() };
   const settingsSource = { config, secretsKey: deps.secretsKey };
   for (const module of serviceModules) {
     const api = module.create({ ...shared, settings: module.settings?.(settingsSource) });
@@ -91,17 +104,27 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 }
 
 /**
- * During a graceful shutdown, replies to requests still in flight tell the client to
- * close its keep-alive connection; otherwise the idle connection would hold the
- * server open until the keep-alive timeout.
+ * Once the server stops accepting connections (app.close(), after the shutdown grace period),
+ * every reply tells the client to close its keep-alive connection, so its next request goes to
+ * a new connection, which is refused cleanly, instead of into a socket about to close.
+ *
+ * Node's server.close() would also destroy every keep-alive connection idle at that instant,
+ * and a client that has just sent its next request on one gets a reset for a request it cannot
+ * know the fate of. So idle connections get a short last chance instead: one more request,
+ * answered with Connection: close, or closed after a second of silence.
+ *
+ * Replies during the grace period keep their connections: a client told to reconnect then
+ * would be connecting when the listening socket closes, and connections the kernel accepted
+ * but node had not yet taken are reset, not refused.
  */
-function closeConnectionsWhenDraining(app: FastifyInstance): void {
-  let draining = false;
+function closeConnectionsWhenClosing(app: FastifyInstance, connections: Connections, keepAliveTimeoutMs: number): void {
+  let closing = false;
   app.addHook('preClose', async () => {
-    draining = true;
+    closing = true;
+    app.server.closeIdleConnections = () => connections.closeIdleAfter(Math.min(keepAliveTimeoutMs, 1_000));
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('Connection', 'close');
+    if (closing) reply.header('Connection', 'close');
     done(null, payload);
   });
 }

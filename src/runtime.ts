@@ -7,9 +7,11 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrate, platformMigrations } from './db/migrator.js';
 import { type Clock, DAY_MS, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
 import { KeyCache, watchRevocations } from './platform/auth/key-cache.js';
+import { Draining } from './platform/http/draining.js';
 import { sweepExpired } from './platform/idempotency/store.js';
 import { resolveSecretsKey } from './platform/secrets-key.js';
 import { deleteFinishedJobs, JobRunner } from './platform/jobs/runner.js';
+import { createOutboundHttp, type OutboundHttp } from './platform/outbound/http.js';
 import { RedisRateLimitStore, type RateLimitStore } from './platform/rate-limit/store.js';
 import { findApiKeyByHash, findKeysRevokedSince } from './platform/tenants/repository.js';
 
@@ -19,8 +21,19 @@ export interface Runtime {
   clock: Clock;
   jobs: JobRunner;
   keyCache: KeyCache;
-  /** Stops background work, then closes the server, Redis and the database, in that order. */
-  close(): Promise<void>;
+  outbound: OutboundHttp;
+  draining: Draining;
+  /**
+   * The first step of a graceful shutdown: /readyz answers 503 from now on, every reply
+   * closes its connection, and no new background job is claimed. The server keeps serving.
+   */
+  beginShutdown(): void;
+  /**
+   * Stops background work (the running job finishes, or its claim is released after
+   * `releaseJobsAfterMs`), stops accepting connections, answers the requests in flight, then
+   * closes Redis, outbound connections and the database, in that order.
+   */
+  close(options?: { releaseJobsAfterMs?: number }): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -40,7 +53,7 @@ const FINISHED_JOB_RETENTION_MS = 7 * DAY_MS;
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? systemClock;
   const ownsDatabase = options.database === undefined;
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database }));
   try {
     await migrate(database, [platformMigrations, ...serviceModules.map((module) => ({ owner: module.id, directory: module.migrations }))]);
   } catch (error) {
@@ -69,7 +82,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     dataDir: ownsDatabase ? config.dataDir : undefined,
     log: logger,
   });
-  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger, secretsKey });
+  const outbound = createOutboundHttp(config.outbound);
+  const draining = new Draining();
+  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger, secretsKey, outbound, draining });
 
   const revocations = watchRevocations({
     cache: keyCache,
@@ -87,19 +102,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (options.startJobs ?? config.runJobs) jobs.start();
 
   let closed = false;
+  const beginShutdown = () => {
+    draining.start();
+    void jobs.stop(); // no new claims; close() waits for the job in hand
+  };
   return {
     app,
     database,
     clock,
     jobs,
     keyCache,
-    async close() {
+    outbound,
+    draining,
+    beginShutdown,
+    async close({ releaseJobsAfterMs } = {}) {
       if (closed) return;
       closed = true;
+      beginShutdown();
       revocations.stop();
-      await jobs.stop();
-      await app.close();
+      await Promise.all([jobs.stop({ releaseAfterMs: releaseJobsAfterMs }), app.close()]);
       await rateLimitStore?.close();
+      await outbound.close();
       if (ownsDatabase) await database.close();
     },
   };

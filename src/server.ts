@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from './config/index.js';
+import { ConfigError, loadConfig, type ShutdownSettings } from './config/index.js';
 import { bootstrapDefaultTenant } from './platform/tenants/service.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, type Runtime } from './runtime.js';
 
 async function main(): Promise<void> {
   let config;
@@ -20,27 +20,61 @@ async function main(): Promise<void> {
   const first = await bootstrapDefaultTenant({ db: runtime.database.db, clock: runtime.clock });
   if (first) printFirstKey(first.secret, config.publicBaseUrl);
 
-  let shuttingDown = false;
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    try {
-      await runtime.close();
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const shutdown = gracefulShutdown(runtime, config.shutdown);
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info(
     { database: runtime.database.backend, redis: Boolean(config.redisUrl), admin_api: Boolean(config.adminToken) },
     `serving on ${config.publicBaseUrl} (docs at ${config.publicBaseUrl}/docs)`,
   );
+}
+
+/**
+ * On the first signal: not ready at once (/readyz 503, every reply closes its connection, no
+ * new jobs), serving on for the grace period so a load balancer notices; then the listening
+ * socket closes (new connections are refused), requests in flight are answered, the running
+ * job finishes or is released, Redis and the pools close, and the process exits 0. Past the
+ * shutdown timeout it logs and exits 1. A second signal skips what is left of the grace period.
+ */
+function gracefulShutdown(runtime: Runtime, settings: ShutdownSettings): (signal: string) => void {
+  const { app } = runtime;
+  let started: number | undefined;
+  let endGrace = () => {};
+  return (signal) => {
+    if (started !== undefined) {
+      app.log.info({ signal }, 'shutting down: second signal, skipping the rest of the grace period');
+      endGrace();
+      return;
+    }
+    started = Date.now();
+    setTimeout(() => {
+      app.log.error({ timeout_ms: settings.timeoutMs }, 'shutdown did not finish in time: exiting with requests or jobs still open');
+      process.exit(1);
+    }, settings.timeoutMs).unref();
+    runtime.beginShutdown();
+    app.log.info({ signal, grace_ms: settings.graceMs }, 'shutting down: not ready, serving until the grace period ends');
+    const grace = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, settings.graceMs);
+      endGrace = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    void grace
+      .then(async () => {
+        app.log.info('shutting down: refusing new connections, finishing in-flight requests');
+        const left = settings.timeoutMs - (Date.now() - started!);
+        // Leave a second for closing Redis and the pools after the job in hand.
+        await runtime.close({ releaseJobsAfterMs: Math.max(0, left - 1_000) });
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
 }
 
 /** Printed once, on the first start with an empty database; never logged, never shown again. */

@@ -49,11 +49,13 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     LOG_LEVEL: 'silent',
     RUN_JOBS: 'false',
     SECRETS_KEY: TEST_SECRETS_KEY,
+    // Fakes of outside services (Stripe) listen on 127.0.0.1.
+    ALLOW_PRIVATE_TARGETS: 'true',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...options.env,
   });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: undefined, poolSize: 5 });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: undefined, poolSize: 5, timeouts: config.database });
   const clock = new ManualClock();
   const runtime = await createRuntime(config, {
     clock,
@@ -70,7 +72,7 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     clock,
     config,
     admin,
-    serviceDeps: () => ({ db: database.db, clock, jobs: runtime.jobs, services: new ServiceRegistry(), settings: undefined }),
+    serviceDeps: () => ({ db: database.db, clock, jobs: runtime.jobs, outbound: runtime.outbound, services: new ServiceRegistry(), settings: undefined }),
     async newTenant(name = 'test tenant') {
       const tenant = await admin.createTenant(name);
       return {

@@ -82,4 +82,54 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', FAULT_INJECTION: 'idempotency:after-write' })).toThrow(/NODE_ENV=test/);
     expect(() => loadConfig({ NODE_ENV: 'test', FAULT_INJECTION: 'idempotency:somewhere' })).toThrow(/idempotency:somewhere/);
   });
+
+  it('has bounded timeouts by default, and reads each from its variable', () => {
+    expect(loadConfig({})).toMatchObject({
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 600_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 10_000 },
+      database: { statementTimeoutMs: 30_000, lockTimeoutMs: 10_000, idleInTransactionTimeoutMs: 60_000, connectionWaitMs: 5_000, embeddedHoldTimeoutMs: 30_000 },
+      outbound: { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, allowPrivateTargets: false },
+      shutdown: { graceMs: 5_000, timeoutMs: 25_000 },
+    });
+    const config = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '2000',
+      HTTP_REQUEST_TIMEOUT_MS: '0',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      HTTP_IDLE_TIMEOUT_MS: '3000',
+      DB_STATEMENT_TIMEOUT_MS: '0',
+      DB_LOCK_TIMEOUT_MS: '500',
+      DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1000',
+      DB_CONNECTION_WAIT_MS: '250',
+      DB_EMBEDDED_HOLD_TIMEOUT_MS: '4000',
+      OUTBOUND_CONNECT_TIMEOUT_MS: '1000',
+      OUTBOUND_TIMEOUT_MS: '3000',
+      ALLOW_PRIVATE_TARGETS: 'true',
+      SHUTDOWN_GRACE_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+    });
+    expect(config.http).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 0, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 3_000 });
+    expect(config.database).toEqual({ statementTimeoutMs: 0, lockTimeoutMs: 500, idleInTransactionTimeoutMs: 1_000, connectionWaitMs: 250, embeddedHoldTimeoutMs: 4_000 });
+    expect(config.outbound).toEqual({ connectTimeoutMs: 1_000, totalTimeoutMs: 3_000, allowPrivateTargets: true });
+    expect(config.shutdown).toEqual({ graceMs: 0, timeoutMs: 1_000 });
+  });
+
+  it('refuses timeouts that are not whole milliseconds, that would never end, or that contradict each other', () => {
+    try {
+      loadConfig({
+        HTTP_HEADERS_TIMEOUT_MS: '0',
+        HTTP_IDLE_TIMEOUT_MS: '1.5',
+        DB_CONNECTION_WAIT_MS: '0',
+        OUTBOUND_TIMEOUT_MS: 'soon',
+        ALLOW_PRIVATE_TARGETS: 'yes',
+        SHUTDOWN_GRACE_MS: '30000',
+        SHUTDOWN_TIMEOUT_MS: '10000',
+      });
+      expect.unreachable();
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['HTTP_HEADERS_TIMEOUT_MS', 'HTTP_IDLE_TIMEOUT_MS', 'DB_CONNECTION_WAIT_MS', 'OUTBOUND_TIMEOUT_MS', 'ALLOW_PRIVATE_TARGETS', 'SHUTDOWN_TIMEOUT_MS must be longer']) {
+        expect(message).toContain(name);
+      }
+    }
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS must not be shorter/);
+  });
 });

@@ -28,6 +28,50 @@ export interface Config {
   stripeApiBase: string;
   /** Crash points for crash tests (FAULT_INJECTION); always empty unless NODE_ENV=test. */
   faultInjection: FaultPoint[];
+  http: HttpTimeouts;
+  database: DatabaseTimeouts;
+  outbound: OutboundSettings;
+  shutdown: ShutdownSettings;
+}
+
+/** How long the HTTP server waits on a client (docs/operations.md, "Timeouts"). */
+export interface HttpTimeouts {
+  /** The whole header section must arrive within this of the connection (or of the request's first byte). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this; 0: no limit. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which the client sends or reads nothing for this long, while the server waits on it, is closed. */
+  idleTimeoutMs: number;
+}
+
+export interface DatabaseTimeouts {
+  /** PostgreSQL `statement_timeout` of the API's connections. */
+  statementTimeoutMs: number;
+  /** PostgreSQL `lock_timeout`. */
+  lockTimeoutMs: number;
+  /** PostgreSQL `idle_in_transaction_session_timeout`. */
+  idleInTransactionTimeoutMs: number;
+  /** How long a request waits for a pooled connection (or the embedded session) before 503. */
+  connectionWaitMs: number;
+  /** Embedded database: how long one holder may keep the single session before it is rolled back. */
+  embeddedHoldTimeoutMs: number;
+}
+
+/** Every outbound HTTP request (src/platform/outbound/http.ts). */
+export interface OutboundSettings {
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  /** Allow loopback, private, link-local and other non-public targets (development and tests only). */
+  allowPrivateTargets: boolean;
+}
+
+export interface ShutdownSettings {
+  /** After SIGTERM: not ready at once, but keep serving this long so a load balancer notices. */
+  graceMs: number;
+  /** From the signal to exit; past it the process logs what is left and exits 1. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -48,6 +92,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const text = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === '' ? undefined : value;
+  };
+  const milliseconds = (name: string, fallback: number, { min = 1, max = 24 * 60 * 60 * 1000, zeroMeansOff = false } = {}): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || ((number < min || number > max) && !(zeroMeansOff && number === 0))) {
+      problems.push(`${name} must be a whole number of milliseconds from ${min} to ${max}${zeroMeansOff ? ' (or 0 for no limit)' : ''}; got "${value}".`);
+      return fallback;
+    }
+    return number;
+  };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const value = (text(name) ?? String(fallback)).toLowerCase();
+    if (!['true', 'false', '1', '0'].includes(value)) problems.push(`${name} must be true or false.`);
+    return value === 'true' || value === '1';
   };
 
   const port = parsePort(text('PORT') ?? '3000', problems);
@@ -78,10 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`PUBLIC_BASE_URL must be an absolute http(s) URL; got "${publicBaseUrl}".`);
   }
 
-  const runJobsText = (text('RUN_JOBS') ?? 'true').toLowerCase();
-  if (!['true', 'false', '1', '0'].includes(runJobsText)) {
-    problems.push('RUN_JOBS must be true or false.');
-  }
+  const runJobs = flag('RUN_JOBS', true);
 
   const secretsKey = parseSecretsKey(text('SECRETS_KEY'), problems);
 
@@ -96,6 +152,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const faultInjection = parseFaultInjection(text('FAULT_INJECTION'), text('NODE_ENV'), problems);
+  const http: HttpTimeouts = {
+    headersTimeoutMs: milliseconds('HTTP_HEADERS_TIMEOUT_MS', 10_000, { min: 100 }),
+    requestTimeoutMs: milliseconds('HTTP_REQUEST_TIMEOUT_MS', 10 * 60_000, { min: 100, zeroMeansOff: true }),
+    keepAliveTimeoutMs: milliseconds('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100 }),
+    idleTimeoutMs: milliseconds('HTTP_IDLE_TIMEOUT_MS', 10_000, { min: 100 }),
+  };
+  if (http.requestTimeoutMs !== 0 && http.requestTimeoutMs < http.headersTimeoutMs) {
+    problems.push('HTTP_REQUEST_TIMEOUT_MS must not be shorter than HTTP_HEADERS_TIMEOUT_MS (the headers are part of the request).');
+  }
+
+  const database: DatabaseTimeouts = {
+    statementTimeoutMs: milliseconds('DB_STATEMENT_TIMEOUT_MS', 30_000, { zeroMeansOff: true }),
+    lockTimeoutMs: milliseconds('DB_LOCK_TIMEOUT_MS', 10_000, { zeroMeansOff: true }),
+    idleInTransactionTimeoutMs: milliseconds('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, { zeroMeansOff: true }),
+    connectionWaitMs: milliseconds('DB_CONNECTION_WAIT_MS', 5_000),
+    embeddedHoldTimeoutMs: milliseconds('DB_EMBEDDED_HOLD_TIMEOUT_MS', 30_000, { min: 10 }),
+  };
+
+  const outbound: OutboundSettings = {
+    connectTimeoutMs: milliseconds('OUTBOUND_CONNECT_TIMEOUT_MS', 5_000),
+    totalTimeoutMs: milliseconds('OUTBOUND_TIMEOUT_MS', 20_000),
+    allowPrivateTargets: flag('ALLOW_PRIVATE_TARGETS', false),
+  };
+
+  const shutdown: ShutdownSettings = {
+    graceMs: milliseconds('SHUTDOWN_GRACE_MS', 5_000, { min: 0 }),
+    timeoutMs: milliseconds('SHUTDOWN_TIMEOUT_MS', 25_000, { min: 100 }),
+  };
+  if (shutdown.timeoutMs <= shutdown.graceMs) {
+    problems.push('SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_GRACE_MS (the drain happens after the grace period, within the timeout).');
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -108,11 +195,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     logLevel,
     publicBaseUrl,
-    runJobs: runJobsText === 'true' || runJobsText === '1',
+    runJobs,
     secretsKey,
     stripeSecretKey,
     stripeApiBase,
     faultInjection,
+    http,
+    database,
+    outbound,
+    shutdown,
   };
 }
 

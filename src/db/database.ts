@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { DatabaseTimeouts } from '../config/index.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { openKysely } from './request-transaction.js';
@@ -36,16 +37,34 @@ export interface DatabaseOptions {
   /** Where the embedded database keeps its files; undefined keeps it in memory (tests). */
   dataDir: string | undefined;
   poolSize?: number;
+  /** Undefined: no limits (scripts such as the admin CLI). */
+  timeouts?: DatabaseTimeouts;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.timeouts) : openEmbedded(options.dataDir, options.timeouts);
 }
 
-async function openPostgres(connectionString: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, types: pgTypes });
+async function openPostgres(connectionString: string, poolSize: number, timeouts: DatabaseTimeouts | undefined): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: pgTypes,
+    // Server-side limits of every pooled session, sent at connect (0 keeps the server's setting),
+    // and how long a query waits for a free connection before failing (503 to the client).
+    ...(timeouts && {
+      statement_timeout: timeouts.statementTimeoutMs,
+      lock_timeout: timeouts.lockTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+      connectionTimeoutMillis: timeouts.connectionWaitMs,
+    }),
+  });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
+  // Nor a client in use: the server ends a session idle in a transaction past its timeout (or
+  // restarts), pg then emits 'error' on the checked-out client, and without a listener that is
+  // an uncaught exception. Its next query fails instead, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = openKysely<PlatformTables>(new PostgresDialect({ pool }));
   runCompiledQueriesDirectly(db, (statement, parameters) =>
     new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),
@@ -77,7 +96,7 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
   };
 }
 
-async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+async function openEmbedded(dataDir: string | undefined, timeouts: DatabaseTimeouts | undefined): Promise<Database> {
   let releaseLock = () => {};
   let pgdata: string | undefined;
   if (dataDir) {
@@ -87,13 +106,14 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   }
   const client = pgdata ? new PGlite(pgdata) : new PGlite();
   await client.waitReady;
-  const db = openKysely<PlatformTables>(pgliteDialect(client));
+  const dialect = pgliteDialect(client, { waitMs: timeouts?.connectionWaitMs, holdMs: timeouts?.embeddedHoldTimeoutMs });
+  const db = openKysely<PlatformTables>(dialect);
   return {
     db,
     backend: 'pglite',
     async withSession(work) {
-      // Borrow the one session through Kysely so no request query can interleave.
-      return db.connection().execute(() =>
+      // Borrow the one session, without the request limits, so no request query can interleave.
+      return dialect.withExclusiveSession(() =>
         work({
           async exec(script) {
             await client.exec(script);

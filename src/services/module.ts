@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { JobRunner } from '../platform/jobs/runner.js';
+import type { OutboundHttp } from '../platform/outbound/http.js';
 import type { ServiceId } from '../platform/auth/scopes.js';
 import type { ServiceRegistry } from './registry.js';
 
@@ -18,6 +19,8 @@ export interface ServiceDeps<Settings = undefined> {
   db: Db;
   clock: Clock;
   jobs: JobRunner;
+  /** The one way to call other servers: timeouts, private-address refusal, redirects. */
+  outbound: OutboundHttp;
   /** Other services' public interfaces: the only way one service reaches another. */
   services: ServiceRegistry;
   /** This service's own slice of the configuration, as its module picked it; nothing else. */

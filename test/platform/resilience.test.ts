@@ -65,9 +65,17 @@ describe('currency codes', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('finishes a request in flight, then stops accepting connections', async () => {
+  it('once shutdown begins: not ready but still serving; once closing: finishes a request in flight, closing its connection, and stops accepting', async () => {
     const key = await (await platform.newTenant()).key();
     const address = await platform.app.listen({ port: 0, host: '127.0.0.1' });
+    expect((await fetch(`${address}/readyz`)).status).toBe(200);
+
+    platform.runtime.beginShutdown();
+    const readiness = await call(platform.app, 'GET', '/readyz');
+    expectError(readiness, 503, 'service_unavailable');
+    expect(readiness.headers['retry-after']).toBe('1');
+    expect((await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key })).statusCode).toBe(200);
+
     const inFlight = fetch(`${address}/api/v1/services/crm/test-slow`, { headers: { authorization: `Bearer ${key}` } });
     await reached;
     const closing = platform.runtime.close();
@@ -75,6 +83,7 @@ describe('graceful shutdown', () => {
     releaseSlowRequest();
     const response = await inFlight;
     expect(response.status).toBe(200);
+    expect(response.headers.get('connection')).toBe('close');
     expect(await response.json()).toEqual({ data: { finished: true } });
     await closing;
     await expect(fetch(`${address}/healthz`)).rejects.toThrow();

@@ -39,7 +39,8 @@ export async function buildServer(): Promise<void> {
  */
 export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
   const port = await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
+  // A short shutdown grace period: no load balancer has to notice a test server leaving.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '200', ...env };
   for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
   delete childEnv.PUBLIC_BASE_URL;
   delete childEnv.NODE_OPTIONS; // vitest's, if any: the heap under test is the start script's

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseBusy } from '../../db/errors.js';
 import { AppError, type ErrorDetail } from './app-error.js';
 import type { ErrorCode } from './codes.js';
 import { ERROR_STATUS } from './codes.js';
@@ -69,6 +70,10 @@ function toAppError(error: FastifyError): AppError {
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('invalid_json', 'The body is not valid JSON.');
+  }
+
+  if (isDatabaseBusy(error)) {
+    return new AppError('service_unavailable', 'The server is too busy to answer this request now; retry after the number of seconds in Retry-After.', [], { 'Retry-After': '1' });
   }
 
   const status = error.statusCode ?? 500;

@@ -136,4 +136,45 @@ describe('durable jobs', () => {
     await rescuer.runDue();
     expect(rescued).toBe(1);
   });
+
+  it('on stop, finishes the job in hand and hands back the claimed ones not started, so another process takes them at once', async () => {
+    const jobs = runner();
+    let release = () => {};
+    let started = () => {};
+    const firstStarted = new Promise<void>((resolve) => (started = resolve));
+    const ran: number[] = [];
+    jobs.register('test.shutdown-batch', async (job) => {
+      ran.push(job.payload.n as number);
+      if (ran.length === 1) {
+        started();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+    });
+    for (const n of [1, 2, 3]) await jobs.enqueue({ kind: 'test.shutdown-batch', runAt: platform.clock.now(), payload: { n } });
+    const batch = jobs.runDue();
+    await firstStarted;
+    const stopped = jobs.stop();
+    release();
+    await stopped;
+    await batch;
+    expect(ran).toHaveLength(1);
+    const rows = await platform.database.db.selectFrom('jobs').selectAll().where('kind', '=', 'test.shutdown-batch').execute();
+    const statusOf = (n: number) => rows.find((row) => row.payload.n === n)!;
+    expect(statusOf(ran[0]!)).toMatchObject({ status: 'succeeded', attempts: 1, locked_by: null });
+    for (const n of [1, 2, 3].filter((other) => other !== ran[0])) expect(statusOf(n)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, locked_until: null });
+    const next = runner();
+    next.register('test.shutdown-batch', async (job) => void ran.push(job.payload.n as number));
+    expect(await next.runDue()).toBe(2);
+    expect([...ran].sort()).toEqual([1, 2, 3]);
+  });
+
+  it('on stop with a deadline, releases the claim of a job still running past it', async () => {
+    const jobs = runner();
+    jobs.register('test.shutdown-stuck', () => new Promise<void>(() => {}));
+    await jobs.enqueue({ kind: 'test.shutdown-stuck', runAt: platform.clock.now() });
+    void jobs.runDue();
+    for (let i = 0; i < 100 && (await jobRow('test.shutdown-stuck')).status !== 'running'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await jobs.stop({ releaseAfterMs: 50 });
+    expect(await jobRow('test.shutdown-stuck')).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, locked_until: null });
+  });
 });

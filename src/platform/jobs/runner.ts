@@ -57,7 +57,11 @@ export class JobRunner {
   readonly #batchSize: number;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
+  /** The job whose handler is running now, if any. */
+  #current: ClaimedJob | undefined;
   #stopped = true;
+  /** Set by stop(): claimed jobs not yet started are handed back instead of run. */
+  #stopping = false;
 
   constructor(options: JobRunnerOptions) {
     this.#db = options.db;
@@ -140,6 +144,7 @@ export class JobRunner {
 
   start(): void {
     this.#stopped = false;
+    this.#stopping = false;
     const loop = async () => {
       if (this.#stopped) return;
       try {
@@ -152,11 +157,32 @@ export class JobRunner {
     this.#timer = setTimeout(loop, 0).unref();
   }
 
-  /** Stops polling and waits for the batch in hand to finish. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming jobs. The job running now may finish; jobs claimed with it but not started
+   * are released at once (back to queued, the attempt not counted), so another process takes
+   * them without waiting for the claim to lapse. With `releaseAfterMs`, a job still running
+   * after that long has its claim released too (it will run again elsewhere: handlers are
+   * written to be retried) and stop() returns without waiting for it.
+   */
+  async stop({ releaseAfterMs }: { releaseAfterMs?: number } = {}): Promise<void> {
     this.#stopped = true;
+    this.#stopping = true;
     clearTimeout(this.#timer);
-    await this.#running?.catch(() => 0);
+    const running = this.#running?.catch(() => 0);
+    if (!running) return;
+    if (releaseAfterMs === undefined) {
+      await running;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), releaseAfterMs)));
+    const outcome = await Promise.race([running, timedOut]);
+    clearTimeout(timer);
+    const current = this.#current;
+    if (outcome === 'timed out' && current) {
+      this.#log.warn({ job_id: current.id, job_kind: current.kind }, 'job still running at shutdown: releasing its claim');
+      await this.#release(current);
+    }
   }
 
   /** Claims and runs every due job (in batches); returns how many ran. Tests call this directly. */
@@ -166,9 +192,16 @@ export class JobRunner {
       let ran = 0;
       for (;;) {
         const batch = await this.#claim();
-        for (const job of batch) await this.#run(job);
-        ran += batch.length;
-        if (batch.length < this.#batchSize) return ran;
+        for (const job of batch) {
+          if (this.#stopping) {
+            await this.#release(job);
+            continue;
+          }
+          this.#current = job;
+          await this.#run(job).finally(() => (this.#current = undefined));
+          ran += 1;
+        }
+        if (batch.length < this.#batchSize || this.#stopping) return ran;
       }
     })().finally(() => {
       this.#running = undefined;
@@ -211,6 +244,16 @@ export class JobRunner {
       maxAttempts: row.max_attempts,
       runAt: row.run_at,
     }));
+  }
+
+  /** Hands a claimed job back: queued, due now, this attempt not counted. */
+  async #release(job: ClaimedJob): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .where('id', '=', job.id)
+      .where('locked_by', '=', this.#workerId)
+      .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), locked_by: null, locked_until: null, updated_at: this.#clock.now() }))
+      .execute();
   }
 
   async #run(job: ClaimedJob): Promise<void> {

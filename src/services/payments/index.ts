@@ -42,7 +42,7 @@ export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = 
       secretsKey,
       processors: {
         test: new SandboxProcessor(),
-        live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase }) : undefined,
+        live: stripeSecretKey ? new StripeProcessor({ secretKey: stripeSecretKey, baseUrl: stripeApiBase, http: deps.outbound }) : undefined,
       },
     });
   },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, formatAmount, html } from './html.js';
+import { createOutboundHttp } from '../../platform/outbound/http.js';
 import { FakeStripe } from './fake-stripe.js';
 import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor } from './processor.js';
 import { successRedirect } from './service.js';
@@ -78,13 +79,18 @@ describe('the sandbox processor', () => {
 
 describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
   const fake = new FakeStripe('sk_test_fake123');
+  // The fake listens on loopback, which the outbound client refuses unless told otherwise.
+  const http = createOutboundHttp({ connectTimeoutMs: 2_000, totalTimeoutMs: 5_000, allowPrivateTargets: true });
   let stripe: StripeProcessor;
   let baseUrl: string;
   beforeAll(async () => {
     baseUrl = await fake.start();
-    stripe = new StripeProcessor({ secretKey: 'sk_test_fake123', baseUrl: `${baseUrl}/` });
+    stripe = new StripeProcessor({ secretKey: 'sk_test_fake123', baseUrl: `${baseUrl}/`, http });
   });
-  afterAll(() => fake.stop());
+  afterAll(async () => {
+    await http.close();
+    await fake.stop();
+  });
   const card = (number: string) => ({ number, expMonth: 12, expYear: 2034, cvc: '123', name: 'Ada Lovelace' });
 
   it('creates an intent form-encoded with the bearer key, and replays it under the same idempotency key', async () => {
@@ -115,12 +121,24 @@ describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
   it('throws ProcessorError (without card data) on server errors, bad keys and unreachable hosts', async () => {
     fake.failNext = 500;
     await expect(stripe.createPaymentIntent({ amount: 100, currency: 'eur', metadata: {}, idempotencyKey: 'k-fail' })).rejects.toThrow(ProcessorError);
-    const badKey = new StripeProcessor({ secretKey: 'sk_test_wrong', baseUrl });
+    const badKey = new StripeProcessor({ secretKey: 'sk_test_wrong', baseUrl, http });
     await expect(badKey.createPaymentIntent({ amount: 100, currency: 'eur', metadata: {}, idempotencyKey: 'k-bad' })).rejects.toThrow(/HTTP 401/);
-    const unreachable = new StripeProcessor({ secretKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:1', timeoutMs: 2000 });
+    const unreachable = new StripeProcessor({ secretKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:1', http });
     const error = await unreachable.confirm({ paymentIntentId: 'pi_1', card: card('4242424242424242'), idempotencyKey: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProcessorError);
     expect(String((error as Error).message)).not.toContain('4242');
+  });
+
+  it('goes through the outbound checks: a loopback Stripe base is refused unless private targets are allowed', async () => {
+    const strict = createOutboundHttp({ connectTimeoutMs: 2_000, totalTimeoutMs: 5_000, allowPrivateTargets: false });
+    try {
+      const guarded = new StripeProcessor({ secretKey: 'sk_test_fake123', baseUrl, http: strict });
+      const before = fake.requests.length;
+      await expect(guarded.createPaymentIntent({ amount: 100, currency: 'eur', metadata: {}, idempotencyKey: 'k-private' })).rejects.toThrow(/not a public address/);
+      expect(fake.requests.length).toBe(before);
+    } finally {
+      await strict.close();
+    }
   });
 });
 

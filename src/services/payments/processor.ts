@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { OutboundHttp } from '../../platform/outbound/http.js';
 
 /**
  * Card details as typed on the hosted page, after format checks. They live only for the
@@ -170,8 +171,8 @@ export interface StripeProcessorOptions {
   secretKey: string;
   /** https://api.stripe.com in production; a local fake or stripe-mock in tests. */
   baseUrl: string;
-  timeoutMs?: number;
-  fetch?: typeof fetch;
+  /** The platform's outbound client: its timeouts and target checks apply. */
+  http: OutboundHttp;
 }
 
 interface StripeErrorBody {
@@ -186,10 +187,10 @@ interface StripeErrorBody {
  */
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe';
-  readonly #options: Required<Omit<StripeProcessorOptions, 'fetch'>> & { fetch: typeof fetch };
+  readonly #options: StripeProcessorOptions;
 
   constructor(options: StripeProcessorOptions) {
-    this.#options = { timeoutMs: 20_000, fetch: globalThis.fetch, ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') };
+    this.#options = { ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') };
   }
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<{ id: string }> {
@@ -230,9 +231,9 @@ export class StripeProcessor implements PaymentProcessor {
   }
 
   async #post(path: string, form: URLSearchParams, idempotencyKey: string): Promise<{ status: number; body: unknown }> {
-    let response: Response;
+    let response;
     try {
-      response = await this.#options.fetch(`${this.#options.baseUrl}${path}`, {
+      response = await this.#options.http.request(`${this.#options.baseUrl}${path}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${this.#options.secretKey}`,
@@ -240,16 +241,15 @@ export class StripeProcessor implements PaymentProcessor {
           'idempotency-key': idempotencyKey,
         },
         body: form.toString(),
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-        redirect: 'error',
+        maxRedirects: 0,
       });
     } catch (error) {
-      // Never include the request (it holds the card number) in the error.
-      throw new ProcessorError(`Stripe could not be reached: ${(error as Error).name}.`);
+      // The outbound error names the target and the reason, never the request (it holds the card number).
+      throw new ProcessorError(`Stripe could not be reached: ${(error as Error).message}`);
     }
     let body: unknown = {};
     try {
-      body = await response.json();
+      body = JSON.parse(response.text());
     } catch {
       // A reply that is not JSON is handled as unexpected below.
     }
