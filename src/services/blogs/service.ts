@@ -5,7 +5,7 @@ import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
+import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
 import type { PageRequest } from '../../db/paging.js';
 import { readingTimeMinutes, renderMarkdown } from './markdown.js';
@@ -261,7 +261,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const email = input.email.toLowerCase();
       const subscribedAt = input.subscribed_at === undefined ? ctx.now : new Date(input.subscribed_at);
       if (subscribedAt.getTime() > ctx.now.getTime() || subscribedAt.getTime() < EARLIEST_SUBSCRIBED_AT) {
-        throw validationFailed([{ path: 'subscribed_at', code: 'out_of_range', message: 'subscribed_at must be between 1970-01-01 and now.' }]);
+        throw invalidField('subscribed_at', 'out_of_range', 'subscribed_at must be between 1970-01-01 and now.');
       }
       const status = input.status ?? 'active';
       try {
@@ -327,7 +327,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const from = input.from;
       const to = input.to;
       if (from !== undefined && to !== undefined && from > to) {
-        throw validationFailed([{ path: 'to', code: 'out_of_range', message: `query to (${to}) must not be before from (${from}).` }]);
+        throw invalidField('to', 'out_of_range', `query to (${to}) must not be before from (${from}).`);
       }
       const days = { from, to };
       const range = {
@@ -372,14 +372,13 @@ function slugTaken(slug: string): AppError {
 
 /** `scheduled_for` belongs with status scheduled only, and must then be in the future. */
 function checkScheduledFor(ctx: RequestContext, input: ChangePostStatusInput): Date | undefined {
-  const invalid = (code: string, message: string) => validationFailed([{ path: 'scheduled_for', code, message }]);
   if (input.status !== 'scheduled') {
-    if (input.scheduled_for !== undefined) throw invalid('invalid', 'scheduled_for is only accepted with status scheduled.');
+    if (input.scheduled_for !== undefined) throw invalidField('scheduled_for', 'invalid', 'scheduled_for is only accepted with status scheduled.');
     return undefined;
   }
-  if (input.scheduled_for === undefined) throw invalid('required', 'scheduled_for is required to schedule a post.');
+  if (input.scheduled_for === undefined) throw invalidField('scheduled_for', 'required', 'scheduled_for is required to schedule a post.');
   const when = new Date(input.scheduled_for);
-  if (when.getTime() <= ctx.now.getTime()) throw invalid('out_of_range', `scheduled_for must be in the future (now is ${ctx.now.toISOString()}).`);
+  if (when.getTime() <= ctx.now.getTime()) throw invalidField('scheduled_for', 'out_of_range', `scheduled_for must be in the future (now is ${ctx.now.toISOString()}).`);
   return when;
 }
 
