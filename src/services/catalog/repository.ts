@@ -124,19 +124,18 @@ export function findPrice(db: CatalogDb, owner: Owner, productId: string, id: st
   return priceById.first(db, owner, { productId, id });
 }
 
-const pricesByProduct = prices.statement((from, values: { productId: string }) =>
-  from.select(PRICE_COLUMNS).where('product_id', '=', values.productId).orderBy('created_at').orderBy('id'),
+const pricesByProducts = prices.statement((from, values: { productIds: string[] }) =>
+  from
+    .select(PRICE_COLUMNS)
+    .where((eb) => eb('product_id', '=', eb.fn.any(eb.val(values.productIds))))
+    .orderBy('created_at')
+    .orderBy('id'),
 );
 
-/** The product's prices, oldest first. */
-export function pricesOfProduct(db: CatalogDb, owner: Owner, productId: string): Promise<PriceRow[]> {
-  return pricesByProduct.all(db, owner, { productId });
-}
-
-/** Prices of the given products (a page of them), oldest first. */
+/** Prices of the given products (one, or a page of them), oldest first. */
 export function pricesOfProducts(db: CatalogDb, owner: Owner, productIds: string[]): Promise<PriceRow[]> {
   if (productIds.length === 0) return Promise.resolve([]);
-  return prices.select(db, owner).select(PRICE_COLUMNS).where('product_id', 'in', productIds).orderBy('created_at').orderBy('id').execute();
+  return pricesByProducts.all(db, owner, { productIds });
 }
 
 export async function countPrices(db: CatalogDb, owner: Owner, productId: string): Promise<number> {
@@ -238,10 +237,14 @@ export function listSubscriptions(db: CatalogDb, owner: Owner, filters: Subscrip
   return subscriptionList.page(db, owner, filters, page);
 }
 
+const productNamesByIds = products.statement((from, values: { ids: string[] }) =>
+  from.select(['id', 'name']).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))),
+);
+
 /** Current names of the given products (one query for a whole page). */
 export async function productNames(db: CatalogDb, owner: Owner, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await products.select(db, owner).select(['id', 'name']).where('id', 'in', ids).execute();
+  const rows = await productNamesByIds.all(db, owner, { ids });
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 

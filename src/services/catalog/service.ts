@@ -67,7 +67,7 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
   }
 
   async function productView(tx: CatalogDb, ctx: RequestContext, row: ProductRow): Promise<ProductView> {
-    return presentProduct(row, await repository.pricesOfProduct(tx, ctx, row.id));
+    return presentProduct(row, await repository.pricesOfProducts(tx, ctx, [row.id]));
   }
 
   /** Subscriptions with product, contact and company names: one query per kind of name for the whole page. */
