@@ -14,6 +14,7 @@ const TENANT_B = '00000000-0000-4000-8000-00000000000b';
 const a: Owner = { tenantId: TENANT_A, mode: 'test' };
 const aLive: Owner = { tenantId: TENANT_A, mode: 'live' };
 const b: Owner = { tenantId: TENANT_B, mode: 'test' };
+const bLive: Owner = { tenantId: TENANT_B, mode: 'live' };
 
 let database: Database;
 let db: Kysely<Tables>;
@@ -96,5 +97,24 @@ describe('OwnedTable', () => {
       await notes.delete(trx, a).where('id', '=', 6).execute();
     });
     expect(statements).toHaveLength(3);
+  });
+
+  it('inserts the rows of a query, owned by the owner, in the same statement as a change it reads', async () => {
+    const copied = notes.update(db, a).set({ pinned: true }).where('id', '=', 3).returning(['id', 'label']);
+    const copy = notes.insertFrom(db, b, ['id', 'label', 'pinned'], sql`select id + 100, label || ' copy', false from copied`);
+    const { rows } = await sql<{ id: number }>`with copied as (${copied}), copy as (${copy}) select id from copied`.execute(db);
+    expect(rows).toEqual([{ id: 3 }]);
+    expect(await notes.select(db, b).select(['id', 'label', 'pinned']).where('id', '=', 103).execute()).toEqual([{ id: 103, label: 'banana copy', pinned: false }]);
+    expect(await notes.select(db, a).select('id').where('id', '=', 103).execute()).toEqual([]);
+    await notes.delete(db, b).where('id', '=', 103).execute();
+    await notes.update(db, a).set({ pinned: false }).where('id', '=', 3).execute();
+  });
+
+  it('deletes across owners only when asked to', async () => {
+    await notes.insert(db, a, { id: 20, label: 'stale', pinned: false }).execute();
+    await notes.insert(db, bLive, { id: 21, label: 'stale', pinned: false }).execute();
+    const result = await notes.deleteAcrossOwners(db).where('label', '=', 'stale').executeTakeFirst();
+    expect(result.numDeletedRows).toBe(2n);
+    expect(await notes.acrossOwners(db).select('id').where('label', '=', 'stale').execute()).toEqual([]);
   });
 });

@@ -83,11 +83,33 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
     return from.select(['tenant_id', 'mode']) as never;
   }
 
+  /** A delete across every owner: only for maintenance that spans tenants, such as sweeping expired rows. */
+  deleteAcrossOwners(db: Kysely<DB>): DeleteQueryBuilder<DB, T, DeleteResult> {
+    return (db as Kysely<any>).deleteFrom(this.name) as never;
+  }
+
   /** Inserts rows owned by `owner`: the table sets tenant_id and mode. */
   insert(db: Kysely<DB>, owner: Owner, rows: OwnedInsert<DB[T]> | ReadonlyArray<OwnedInsert<DB[T]>>): InsertQueryBuilder<DB, T, InsertResult> {
     const owned = (row: OwnedInsert<DB[T]>) => ({ ...row, tenant_id: owner.tenantId, mode: owner.mode });
     const values = Array.isArray(rows) ? rows.map(owned) : owned(rows as OwnedInsert<DB[T]>);
     return (db as Kysely<any>).insertInto(this.name).values(values) as never;
+  }
+
+  /**
+   * Inserts the rows a query yields, owned by `owner` (`insert … select`): `rows` selects the
+   * values of `columns` in that order, for instance from a data-modifying CTE of the same
+   * statement; the table adds tenant_id and mode.
+   */
+  insertFrom(
+    db: Kysely<DB>,
+    owner: Owner,
+    columns: ReadonlyArray<keyof OwnedInsert<DB[T]> & string>,
+    rows: Expression<unknown>,
+  ): InsertQueryBuilder<DB, T, InsertResult> {
+    return (db as Kysely<any>)
+      .insertInto(this.name)
+      .columns([...columns, 'tenant_id', 'mode'])
+      .expression(sql`select rows.*, ${owner.tenantId}, ${owner.mode} from (${rows}) as rows`) as never;
   }
 
   /**

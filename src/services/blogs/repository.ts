@@ -1,12 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import type { Owner } from '../../platform/context.js';
+import { ownedTables, type ListSpec, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
+import { pageWithTotal, type PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import { selectPage } from '../../db/paging.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import type { BlogPostsTable, BlogSubscribersTable, BlogTables, PostStatus, SubscriberStatus } from './tables.js';
-
-export type { Owner };
 
 export type BlogDb = Kysely<BlogTables>;
 
@@ -14,8 +11,10 @@ export function blogDb(db: Db): BlogDb {
   return serviceDb(db);
 }
 
-export type PostRow = Omit<BlogPostsTable, 'tenant_id' | 'mode' | 'category_keys' | 'tag_keys'>;
-export type SubscriberRow = Omit<BlogSubscribersTable, 'tenant_id' | 'mode'>;
+export type PostRow = Omit<OwnedRow<BlogPostsTable>, 'category_keys' | 'tag_keys'>;
+export type PostChanges = Partial<OwnedRow<BlogPostsTable>>;
+export type SubscriberRow = OwnedRow<BlogSubscribersTable>;
+export type SubscriberChanges = Partial<SubscriberRow>;
 
 const POST_COLUMNS = [
   'id',
@@ -47,30 +46,26 @@ export const SUBSCRIBER_EMAIL_INDEX = 'blog_subscribers_email';
 
 export { isUniqueViolation } from '../../db/errors.js';
 
+const owned = ownedTables<BlogTables>();
+const posts = owned('blog_posts');
+const viewDays = owned('blog_post_view_days');
+const subscribers = owned('blog_subscribers');
+
 // Posts
 
-export function insertPost(db: BlogDb, row: BlogPostsTable): Promise<PostRow> {
-  return db.insertInto('blog_posts').values(row).returning(POST_COLUMNS).executeTakeFirstOrThrow();
+export function insertPost(db: BlogDb, owner: Owner, row: OwnedInsert<BlogPostsTable>): Promise<PostRow> {
+  return posts.insert(db, owner, row).returning(POST_COLUMNS).executeTakeFirstOrThrow();
 }
 
+const postById = posts.statement((from, values: { id: string }) => from.select(POST_COLUMNS).where('id', '=', values.id));
+const postByIdForUpdate = posts.statement((from, values: { id: string }) => from.select(POST_COLUMNS).where('id', '=', values.id).forUpdate());
+
 export function findPost(db: BlogDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<PostRow | undefined> {
-  let query = db
-    .selectFrom('blog_posts')
-    .select(POST_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? postByIdForUpdate : postById).first(db, owner, { id });
 }
 
 export async function isSlugTaken(db: BlogDb, owner: Owner, slug: string, exceptId?: string): Promise<boolean> {
-  let query = db
-    .selectFrom('blog_posts')
-    .select('id')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('slug', '=', slug);
+  let query = posts.select(db, owner).select('id').where('slug', '=', slug);
   if (exceptId) query = query.where('id', '<>', exceptId);
   return (await query.executeTakeFirst()) !== undefined;
 }
@@ -84,46 +79,50 @@ export interface PostFilters {
   search?: string;
 }
 
-function filteredPosts(db: BlogDb, owner: Owner, filters: PostFilters) {
-  let base = db.selectFrom('blog_posts').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.status) base = base.where('status', '=', filters.status);
-  if (filters.categoryKey !== undefined) base = base.where('category_keys', '@>', sql<string[]>`array[${filters.categoryKey}]::text[]`);
-  if (filters.tagKey !== undefined) base = base.where('tag_keys', '@>', sql<string[]>`array[${filters.tagKey}]::text[]`);
-  if (filters.search) base = base.where('title', 'ilike', containsPattern(filters.search));
-  return base;
+type PostListFilters = { status?: PostStatus; categoryKey?: string; tagKey?: string; pattern?: string };
+
+const postFilters = {
+  status: (eb, status) => eb('status', '=', status),
+  categoryKey: (eb, key) => eb('category_keys', '@>', sql<string[]>`array[${key}]::text[]`),
+  tagKey: (eb, key) => eb('tag_keys', '@>', sql<string[]>`array[${key}]::text[]`),
+  pattern: (eb, pattern) => eb('title', 'ilike', pattern),
+} satisfies ListSpec<BlogTables, 'blog_posts', PostListFilters, PostRow>['filters'];
+
+const postList = posts.list<PostListFilters, PostRow>({
+  filters: postFilters,
+  select: (from) => from.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+const publishedPostList = posts.list<PostListFilters, PostRow>({
+  filters: postFilters,
+  select: (from) => from.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc'),
+});
+
+function toListFilters(filters: PostFilters): PostListFilters {
+  return {
+    status: filters.status,
+    categoryKey: filters.categoryKey,
+    tagKey: filters.tagKey,
+    pattern: filters.search ? containsPattern(filters.search) : undefined,
+  };
 }
 
 /** Posts of any status, newest first. */
-export async function listPosts(db: BlogDb, owner: Owner, filters: PostFilters, page: PageRequest) {
-  const base = filteredPosts(db, owner, filters);
-  return selectPage(db, base, base.select(POST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+export function listPosts(db: BlogDb, owner: Owner, filters: PostFilters, page: PageRequest) {
+  return postList.page(db, owner, toListFilters(filters), page);
 }
 
 /** Published posts only, most recently published first. */
-export async function listPublishedPosts(db: BlogDb, owner: Owner, filters: Omit<PostFilters, 'status' | 'search'>, page: PageRequest) {
-  const base = filteredPosts(db, owner, { ...filters, status: 'published' });
-  return selectPage(db, base, base.select(POST_COLUMNS).orderBy('published_at', 'desc').orderBy('id', 'desc'), page);
+export function listPublishedPosts(db: BlogDb, owner: Owner, filters: Omit<PostFilters, 'status' | 'search'>, page: PageRequest) {
+  return publishedPostList.page(db, owner, toListFilters({ ...filters, status: 'published' }), page);
 }
 
-export function updatePost(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogPostsTable>): Promise<PostRow> {
-  return db
-    .updateTable('blog_posts')
-    .set(changes)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning(POST_COLUMNS)
-    .executeTakeFirstOrThrow();
+export function updatePost(db: BlogDb, owner: Owner, id: string, changes: PostChanges): Promise<PostRow> {
+  return posts.update(db, owner).set(changes).where('id', '=', id).returning(POST_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export async function deletePost(db: BlogDb, owner: Owner, id: string): Promise<{ id: string; status: PostStatus } | undefined> {
-  return db
-    .deleteFrom('blog_posts')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning(['id', 'status'])
-    .executeTakeFirst();
+  return posts.delete(db, owner).where('id', '=', id).returning(['id', 'status']).executeTakeFirst();
 }
 
 /**
@@ -132,17 +131,17 @@ export async function deletePost(db: BlogDb, owner: Owner, id: string): Promise<
  * post has this slug. Does not touch updated_at: a read is not an edit.
  */
 export async function readPublishedPost(db: BlogDb, owner: Owner, slug: string, day: string): Promise<PostRow | undefined> {
-  const result = await sql<PostRow>`
-    with viewed as (
-      update blog_posts set view_count = view_count + 1
-       where tenant_id = ${owner.tenantId} and mode = ${owner.mode} and slug = ${slug} and status = 'published'
-      returning ${sql.join(POST_COLUMNS.map((column) => sql.ref(column)))}
-    ), counted as (
-      insert into blog_post_view_days (post_id, tenant_id, mode, day, views)
-      select id, ${owner.tenantId}, ${owner.mode}, ${day}::date, 1 from viewed
-      on conflict (post_id, day) do update set views = blog_post_view_days.views + 1
-    )
-    select * from viewed`.execute(db);
+  const viewed = posts
+    .update(db, owner)
+    .set((eb) => ({ view_count: eb('view_count', '+', 1) }))
+    .where('slug', '=', slug)
+    .where('status', '=', 'published')
+    .returning(POST_COLUMNS);
+  const counted = viewDays
+    .insertFrom(db, owner, ['post_id', 'day', 'views'], sql`select id, ${day}::date, 1 from viewed`)
+    .onConflict((conflict) => conflict.columns(['post_id', 'day']).doUpdateSet((eb) => ({ views: eb('blog_post_view_days.views', '+', 1) })));
+  // Both tables are reached through their owned builders; the CTEs tie them into one statement.
+  const result = await sql<PostRow>`with viewed as (${viewed}), counted as (${counted}) select * from viewed`.execute(db);
   return result.rows[0];
 }
 
@@ -151,16 +150,14 @@ export async function readPublishedPost(db: BlogDb, owner: Owner, slug: string, 
  * twice or on two processes at once: only one update finds the row still scheduled.
  */
 export async function publishIfDue(db: BlogDb, owner: Owner, id: string, now: Date): Promise<PostRow | undefined> {
-  return db
-    .updateTable('blog_posts')
+  return posts
+    .update(db, owner)
     .set((eb) => ({
       status: 'published',
       published_at: eb.fn.coalesce('published_at', 'scheduled_for'),
       scheduled_for: null,
       updated_at: sql<Date>`case when updated_at < ${now} then ${now}::timestamptz else updated_at + interval '1 millisecond' end`,
     }))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .where('status', '=', 'scheduled')
     .where('scheduled_for', '<=', now)
@@ -169,18 +166,14 @@ export async function publishIfDue(db: BlogDb, owner: Owner, id: string, now: Da
 }
 
 export async function countPostsByStatus(db: BlogDb, owner: Owner, range: TimeRange) {
-  const rows = await db
-    .selectFrom('blog_posts')
+  const rows = await posts
+    .select(db, owner)
     .select(['status', (eb) => eb.fn.countAll<string>().as('count')])
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .groupBy('status')
     .execute();
-  let publishedInRange = db
-    .selectFrom('blog_posts')
+  let publishedInRange = posts
+    .select(db, owner)
     .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('status', '=', 'published');
   if (range.start) publishedInRange = publishedInRange.where('published_at', '>=', range.start);
   if (range.end) publishedInRange = publishedInRange.where('published_at', '<', range.end);
@@ -201,35 +194,52 @@ export interface DayRange {
 }
 
 export async function sumViews(db: BlogDb, owner: Owner, days: DayRange): Promise<number> {
-  let query = db
-    .selectFrom('blog_post_view_days')
-    .select(sql<string>`coalesce(sum(views), 0)`.as('total'))
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode);
+  let query = viewDays.select(db, owner).select(sql<string>`coalesce(sum(views), 0)`.as('total'));
   if (days.from) query = query.where('day', '>=', sql<string>`${days.from}::date`);
   if (days.to) query = query.where('day', '<=', sql<string>`${days.to}::date`);
   return Number((await query.executeTakeFirstOrThrow()).total);
 }
 
 export async function topPosts(db: BlogDb, owner: Owner, days: DayRange, limit: number) {
-  let query = db
-    .selectFrom('blog_post_view_days as v')
-    .innerJoin('blog_posts as p', 'p.id', 'v.post_id')
-    .select(['p.id', 'p.title', 'p.slug', 'p.status', sql<string>`sum(v.views)`.as('views')])
-    .where('v.tenant_id', '=', owner.tenantId)
-    .where('v.mode', '=', owner.mode)
-    .where('p.tenant_id', '=', owner.tenantId)
-    .where('p.mode', '=', owner.mode);
-  if (days.from) query = query.where('v.day', '>=', sql<string>`${days.from}::date`);
-  if (days.to) query = query.where('v.day', '<=', sql<string>`${days.to}::date`);
+  // The posts side is owned too: a view day can only ever name a post of its own owner.
+  const ownedPosts = posts.select(db, owner).select(['id', 'title', 'slug', 'status']).as('p');
+  let query = viewDays
+    .select(db, owner)
+    .innerJoin(ownedPosts, 'p.id', 'blog_post_view_days.post_id')
+    .select(['p.id', 'p.title', 'p.slug', 'p.status', (eb) => eb.fn.sum<string>('blog_post_view_days.views').as('views')]);
+  if (days.from) query = query.where('blog_post_view_days.day', '>=', sql<string>`${days.from}::date`);
+  if (days.to) query = query.where('blog_post_view_days.day', '<=', sql<string>`${days.to}::date`);
   const rows = await query
     .groupBy(['p.id', 'p.title', 'p.slug', 'p.status'])
-    .orderBy(sql`sum(v.views)`, 'desc')
+    .orderBy((eb) => eb.fn.sum('blog_post_view_days.views'), 'desc')
     .orderBy('p.id')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ ...row, views: Number(row.views) }));
 }
+
+type Category = { name: string; key: string };
+
+/** The post's categories with their lower-cased keys, one row each. */
+function postCategories() {
+  return sql<Category>`unnest(${sql.ref('blog_posts.categories')}, ${sql.ref('blog_posts.category_keys')})`.as<'c'>(sql`c(name, key)`);
+}
+
+const categoryList = posts.list<Record<string, never>, { name: string; post_count: string; published_count: string }>({
+  filters: {},
+  select: (from) =>
+    from
+      .crossJoinLateral(postCategories())
+      .select([
+        sql<string>`mode() within group (order by c.name collate "C")`.as('name'),
+        sql<string>`count(*)`.as('post_count'),
+        sql<string>`count(*) filter (where blog_posts.status = 'published')`.as('published_count'),
+      ])
+      .groupBy('c.key')
+      .orderBy(sql`c.key collate "C"`),
+});
+
+const categoryCount = posts.statement((from) => from.crossJoinLateral(postCategories()).select(sql<string>`count(distinct c.key)`.as('total')));
 
 /**
  * Categories used by at least one post of the tenant and mode, grouped case-insensitively
@@ -237,84 +247,52 @@ export async function topPosts(db: BlogDb, owner: Owner, days: DayRange, limit: 
  * (collation "C", so the order is the same on every database).
  */
 export async function listCategories(db: BlogDb, owner: Owner, page: PageRequest) {
-  const [rows, count] = await Promise.all([
-    sql<{ name: string; post_count: string; published_count: string }>`
-      select mode() within group (order by c.name collate "C") as name,
-             count(*) as post_count,
-             count(*) filter (where p.status = 'published') as published_count
-        from blog_posts p, unnest(p.categories, p.category_keys) as c(name, key)
-       where p.tenant_id = ${owner.tenantId} and p.mode = ${owner.mode}
-       group by c.key
-       order by c.key collate "C"
-       limit ${page.limit} offset ${page.offset}`.execute(db),
-    sql<{ total: string }>`
-      select count(distinct c.key) as total
-        from blog_posts p, unnest(p.category_keys) as c(key)
-       where p.tenant_id = ${owner.tenantId} and p.mode = ${owner.mode}`.execute(db),
-  ]);
+  // The total counts categories, not posts: the list's rows and a count of its own.
+  const { rows, total } = await pageWithTotal(categoryList.rows(db, owner, {}, page), categoryCount.all(db, owner, {}));
   return {
-    rows: rows.rows.map((row) => ({ name: row.name, post_count: Number(row.post_count), published_count: Number(row.published_count) })),
-    total: Number(count.rows[0]?.total ?? 0),
+    rows: rows.map((row) => ({ name: row.name, post_count: Number(row.post_count), published_count: Number(row.published_count) })),
+    total,
   };
 }
 
 // Subscribers
 
-export function insertSubscriber(db: BlogDb, row: BlogSubscribersTable): Promise<SubscriberRow> {
-  return db.insertInto('blog_subscribers').values(row).returning(SUBSCRIBER_COLUMNS).executeTakeFirstOrThrow();
+export function insertSubscriber(db: BlogDb, owner: Owner, row: OwnedInsert<BlogSubscribersTable>): Promise<SubscriberRow> {
+  return subscribers.insert(db, owner, row).returning(SUBSCRIBER_COLUMNS).executeTakeFirstOrThrow();
 }
 
+const subscriberById = subscribers.statement((from, values: { id: string }) => from.select(SUBSCRIBER_COLUMNS).where('id', '=', values.id));
+const subscriberByIdForUpdate = subscribers.statement((from, values: { id: string }) =>
+  from.select(SUBSCRIBER_COLUMNS).where('id', '=', values.id).forUpdate(),
+);
+
 export function findSubscriber(db: BlogDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<SubscriberRow | undefined> {
-  let query = db
-    .selectFrom('blog_subscribers')
-    .select(SUBSCRIBER_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? subscriberByIdForUpdate : subscriberById).first(db, owner, { id });
 }
 
 export async function findSubscriberIdByEmail(db: BlogDb, owner: Owner, email: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('blog_subscribers')
-    .select('id')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('email', '=', email)
-    .executeTakeFirst();
+  const row = await subscribers.select(db, owner).select('id').where('email', '=', email).executeTakeFirst();
   return row?.id;
 }
 
-export async function listSubscribers(db: BlogDb, owner: Owner, filters: { status?: SubscriberStatus; search?: string }, page: PageRequest) {
-  let base = db.selectFrom('blog_subscribers').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.status) base = base.where('status', '=', filters.status);
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
-  }
-  return selectPage(db, base, base.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+const subscriberList = subscribers.list<{ status?: SubscriberStatus; pattern?: string }, SubscriberRow>({
+  filters: {
+    status: (eb, status) => eb('status', '=', status),
+    pattern: (eb, pattern) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]),
+  },
+  select: (from) => from.select(SUBSCRIBER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listSubscribers(db: BlogDb, owner: Owner, filters: { status?: SubscriberStatus; search?: string }, page: PageRequest) {
+  return subscriberList.page(db, owner, { status: filters.status, pattern: filters.search ? containsPattern(filters.search) : undefined }, page);
 }
 
-export function updateSubscriber(db: BlogDb, owner: Owner, id: string, changes: Partial<BlogSubscribersTable>): Promise<SubscriberRow> {
-  return db
-    .updateTable('blog_subscribers')
-    .set(changes)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning(SUBSCRIBER_COLUMNS)
-    .executeTakeFirstOrThrow();
+export function updateSubscriber(db: BlogDb, owner: Owner, id: string, changes: SubscriberChanges): Promise<SubscriberRow> {
+  return subscribers.update(db, owner).set(changes).where('id', '=', id).returning(SUBSCRIBER_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export async function deleteSubscriber(db: BlogDb, owner: Owner, id: string): Promise<boolean> {
-  const row = await db
-    .deleteFrom('blog_subscribers')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
+  const row = await subscribers.delete(db, owner).where('id', '=', id).returning('id').executeTakeFirst();
   return row !== undefined;
 }
 
@@ -326,8 +304,8 @@ export async function countSubscribersByStatus(db: BlogDb, owner: Owner, range: 
     ];
     return bounds.length > 0 ? sql.join(bounds, sql` and `) : sql`true`;
   };
-  const row = await db
-    .selectFrom('blog_subscribers')
+  const row = await subscribers
+    .select(db, owner)
     .select([
       sql<string>`count(*) filter (where status = 'active')`.as('active'),
       sql<string>`count(*) filter (where status = 'unsubscribed')`.as('unsubscribed'),
@@ -335,8 +313,6 @@ export async function countSubscribersByStatus(db: BlogDb, owner: Owner, range: 
       sql<string>`count(*) filter (where ${within('subscribed_at')})`.as('new_in_range'),
       sql<string>`count(*) filter (where status = 'unsubscribed' and ${within('unsubscribed_at')})`.as('unsubscribed_in_range'),
     ])
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .executeTakeFirstOrThrow();
   return {
     active: Number(row.active),

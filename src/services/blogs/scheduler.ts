@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import type { Owner } from '../../db/owned.js';
 import { isUuid } from '../../lib/ids.js';
 import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
 import { presentPost } from './present.js';
@@ -15,7 +16,7 @@ export function publishJobKey(postId: string): string {
 
 export interface PublishOptions {
   /** Called once per post actually published by the job (never for a run that found nothing to do). */
-  onPublished?: (post: PostView, owner: repository.Owner) => Promise<void> | void;
+  onPublished?: (post: PostView, owner: Owner) => Promise<void> | void;
 }
 
 /**
@@ -28,7 +29,7 @@ export function createPublishScheduledHandler(db: Db, options: PublishOptions = 
   return async (job, now) => {
     const postId = job.payload.post_id;
     if (typeof postId !== 'string' || !isUuid(postId) || job.tenantId === null || job.mode === null) return;
-    const owner = { tenantId: job.tenantId, mode: job.mode };
+    const owner: Owner = { tenantId: job.tenantId, mode: job.mode };
     const published = await repository.publishIfDue(blogs, owner, postId, now);
     if (published) {
       await options.onPublished?.(presentPost(published), owner);

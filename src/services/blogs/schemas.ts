@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { ExpectedUpdatedAt } from '../../platform/concurrency.js';
-import { Nullable, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { Nullable, PathParams, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { ListQuery } from '../../platform/pagination/index.js';
 
 export const POST_STATUSES = ['draft', 'scheduled', 'published', 'archived'] as const;
@@ -154,7 +154,7 @@ export const ChangePostStatusBody = Type.Object(
   },
 );
 
-export const SlugParams = Type.Object({ slug: Type.String() }, { additionalProperties: false });
+export const SlugParams = PathParams({ slug: Type.String({ pattern: SLUG_PATTERN, maxLength: 120, examples: ['ten-years-of-the-analytical-engine'] }) });
 
 const Filter = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description }));
 

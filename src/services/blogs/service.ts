@@ -1,16 +1,17 @@
 import type { Db } from '../../db/database.js';
 import { addMilliseconds, DAY_MS } from '../../lib/clock.js';
-import { isUuid, newId } from '../../lib/ids.js';
-import { firstFreeSlug, SLUG_PATTERN, slugify } from '../../lib/slug.js';
+import { newId } from '../../lib/ids.js';
+import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
+import type { PageRequest } from '../../db/paging.js';
 import { readingTimeMinutes, renderMarkdown } from './markdown.js';
 import { presentPost, presentSubscriber } from './present.js';
 import * as repository from './repository.js';
-import type { BlogDb, Owner, PostRow, SubscriberRow } from './repository.js';
+import type { BlogDb, PostChanges, PostRow, SubscriberChanges, SubscriberRow } from './repository.js';
 import type {
   AnalyticsInput,
   AnalyticsView,
@@ -24,7 +25,7 @@ import type {
   UpdateSubscriberInput,
 } from './schemas.js';
 import { publishJobKey, PUBLISH_SCHEDULED_JOB } from './scheduler.js';
-import type { BlogPostsTable, PostStatus, SubscriberStatus } from './tables.js';
+import type { PostStatus, SubscriberStatus } from './tables.js';
 
 /**
  * The moves of a post between statuses (besides staying put, a no-op). Scheduling needs
@@ -52,20 +53,20 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
   }
 
   async function requirePost(tx: BlogDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<PostRow> {
-    const row = isUuid(id) ? await repository.findPost(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findPost(tx, ctx, id, options);
     if (!row) throw notFound('Post');
     return row;
   }
 
   async function requireSubscriber(tx: BlogDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<SubscriberRow> {
-    const row = isUuid(id) ? await repository.findSubscriber(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findSubscriber(tx, ctx, id, options);
     if (!row) throw notFound('Subscriber');
     return row;
   }
 
   /** The 409 for an email already on the list, naming the subscriber that has it. */
   async function subscriberAlreadyExists(ctx: RequestContext, email: string): Promise<AppError> {
-    const existingId = await repository.findSubscriberIdByEmail(blogs, owner(ctx), email);
+    const existingId = await repository.findSubscriberIdByEmail(blogs, ctx, email);
     return new AppError('subscriber_already_exists', `A subscriber with the email ${email} already exists.`, [
       { path: 'email', code: 'already_exists', message: 'This email is already subscribed.', ...(existingId ? { subscriber_id: existingId } : {}) },
     ]);
@@ -81,8 +82,6 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const categories = cleanLabels(input.categories ?? []);
       const tags = cleanLabels(input.tags ?? []);
       const fields = {
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         title,
         excerpt: cleanText(input.excerpt) ?? null,
         content,
@@ -106,9 +105,9 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       };
 
       if (input.slug !== undefined) {
-        if (await repository.isSlugTaken(blogs, owner(ctx), input.slug)) throw slugTaken(input.slug);
+        if (await repository.isSlugTaken(blogs, ctx, input.slug)) throw slugTaken(input.slug);
         try {
-          return presentPost(await repository.insertPost(blogs, { id: newId(), slug: input.slug, ...fields }));
+          return presentPost(await repository.insertPost(blogs, ctx, { id: newId(), slug: input.slug, ...fields }));
         } catch (error) {
           if (repository.isUniqueViolation(error, repository.SLUG_INDEX)) throw slugTaken(input.slug);
           throw error;
@@ -117,9 +116,9 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
 
       // A derived slug: the first free numbered variant; a create racing for it takes the next.
       for (let attempt = 1; ; attempt += 1) {
-        const slug = await firstFreeSlug(slugify(title), (candidate) => repository.isSlugTaken(blogs, owner(ctx), candidate));
+        const slug = await firstFreeSlug(slugify(title), (candidate) => repository.isSlugTaken(blogs, ctx, candidate));
         try {
-          return presentPost(await repository.insertPost(blogs, { id: newId(), slug, ...fields }));
+          return presentPost(await repository.insertPost(blogs, ctx, { id: newId(), slug, ...fields }));
         } catch (error) {
           if (attempt < SLUG_ATTEMPTS && repository.isUniqueViolation(error, repository.SLUG_INDEX)) continue;
           throw error;
@@ -132,20 +131,19 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
     },
 
     async listPosts(ctx: RequestContext, filters: { status?: PostStatus; category?: string; tag?: string; search?: string }, page: PageRequest) {
-      const { rows, total } = await repository.listPosts(blogs, owner(ctx), toPostFilters(filters), page);
+      const { rows, total } = await repository.listPosts(blogs, ctx, toPostFilters(filters), page);
       return { rows: rows.map(presentPost), total };
     },
 
     async updatePost(ctx: RequestContext, id: string, input: UpdatePostInput): Promise<PostView> {
-      if (!isUuid(id)) throw notFound('Post');
       try {
         return await inTransaction(async (tx) => {
           const current = await requirePost(tx, ctx, id, { forUpdate: true });
           assertFresh(input.expected_updated_at, current.updated_at);
-          if (input.slug !== undefined && input.slug !== current.slug && (await repository.isSlugTaken(tx, owner(ctx), input.slug, id))) {
+          if (input.slug !== undefined && input.slug !== current.slug && (await repository.isSlugTaken(tx, ctx, input.slug, id))) {
             throw slugTaken(input.slug);
           }
-          const changes: Partial<BlogPostsTable> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
+          const changes: PostChanges = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
           if (input.title !== undefined) changes.title = input.title.trim();
           if (input.slug !== undefined) changes.slug = input.slug;
           if (input.excerpt !== undefined) changes.excerpt = cleanText(input.excerpt);
@@ -166,7 +164,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
           if (input.cover_image_url !== undefined) changes.cover_image_url = input.cover_image_url;
           if (input.seo_title !== undefined) changes.seo_title = cleanText(input.seo_title);
           if (input.seo_description !== undefined) changes.seo_description = cleanText(input.seo_description);
-          return presentPost(await repository.updatePost(tx, owner(ctx), id, changes));
+          return presentPost(await repository.updatePost(tx, ctx, id, changes));
         });
       } catch (error) {
         if (input.slug !== undefined && repository.isUniqueViolation(error, repository.SLUG_INDEX)) throw slugTaken(input.slug);
@@ -180,7 +178,6 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
      */
     async changePostStatus(ctx: RequestContext, id: string, input: ChangePostStatusInput): Promise<PostView> {
       const scheduledFor = checkScheduledFor(ctx, input);
-      if (!isUuid(id)) throw notFound('Post');
       return inTransaction(async (tx, jobsDb) => {
         const current = await requirePost(tx, ctx, id, { forUpdate: true });
         assertFresh(input.expected_updated_at, current.updated_at);
@@ -200,7 +197,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
             },
           ]);
         }
-        const row = await repository.updatePost(tx, owner(ctx), id, {
+        const row = await repository.updatePost(tx, ctx, id, {
           status: to,
           scheduled_for: to === 'scheduled' ? scheduledFor! : null,
           // First publication only: republishing or publishing again keeps the original date (as Ghost does).
@@ -230,9 +227,8 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
     },
 
     async deletePost(ctx: RequestContext, id: string): Promise<{ id: string; deleted: true }> {
-      if (!isUuid(id)) throw notFound('Post');
       return inTransaction(async (tx, jobsDb) => {
-        const deleted = await repository.deletePost(tx, owner(ctx), id);
+        const deleted = await repository.deletePost(tx, ctx, id);
         if (!deleted) throw notFound('Post');
         if (deleted.status === 'scheduled') await jobs.cancel(publishJobKey(id), jobsDb);
         return { id, deleted: true as const };
@@ -245,7 +241,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const { categoryKey, tagKey } = toPostFilters(filters);
       const { rows, total } = await repository.listPublishedPosts(
         blogs,
-        owner(ctx),
+        ctx,
         { ...(categoryKey !== undefined ? { categoryKey } : {}), ...(tagKey !== undefined ? { tagKey } : {}) },
         page,
       );
@@ -254,7 +250,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
 
     /** A published post by slug; each read counts one view. Any other status is not found. */
     async readPublishedPost(ctx: RequestContext, slug: string): Promise<PostView> {
-      const row = new RegExp(SLUG_PATTERN).test(slug) ? await repository.readPublishedPost(blogs, owner(ctx), slug, utcDay(ctx.now)) : undefined;
+      const row = await repository.readPublishedPost(blogs, ctx, slug, utcDay(ctx.now));
       if (!row) throw notFound('Post');
       return presentPost(row);
     },
@@ -265,16 +261,12 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const email = input.email.toLowerCase();
       const subscribedAt = input.subscribed_at === undefined ? ctx.now : new Date(input.subscribed_at);
       if (subscribedAt.getTime() > ctx.now.getTime() || subscribedAt.getTime() < EARLIEST_SUBSCRIBED_AT) {
-        throw new AppError('validation_failed', 'The request is not valid; see details.', [
-          { path: 'subscribed_at', code: 'out_of_range', message: 'subscribed_at must be between 1970-01-01 and now.' },
-        ]);
+        throw invalidField('subscribed_at', 'out_of_range', 'subscribed_at must be between 1970-01-01 and now.');
       }
       const status = input.status ?? 'active';
       try {
-        const row = await repository.insertSubscriber(blogs, {
+        const row = await repository.insertSubscriber(blogs, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           email,
           name: cleanText(input.name) ?? null,
           status,
@@ -297,18 +289,17 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
     },
 
     async listSubscribers(ctx: RequestContext, filters: { status?: SubscriberStatus; search?: string }, page: PageRequest) {
-      const { rows, total } = await repository.listSubscribers(blogs, owner(ctx), filters, page);
+      const { rows, total } = await repository.listSubscribers(blogs, ctx, filters, page);
       return { rows: rows.map(presentSubscriber), total };
     },
 
     async updateSubscriber(ctx: RequestContext, id: string, input: UpdateSubscriberInput): Promise<SubscriberView> {
-      if (!isUuid(id)) throw notFound('Subscriber');
       const email = input.email?.toLowerCase();
       try {
         return await inTransaction(async (tx) => {
           const current = await requireSubscriber(tx, ctx, id, { forUpdate: true });
           assertFresh(input.expected_updated_at, current.updated_at);
-          const changes: Partial<SubscriberRow> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
+          const changes: SubscriberChanges = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
           if (email !== undefined) changes.email = email;
           if (input.name !== undefined) changes.name = cleanText(input.name);
           if (input.status !== undefined && input.status !== current.status) {
@@ -317,7 +308,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
             // Coming back after unsubscribing is a new consent: its date is the one that counts.
             if (input.status === 'active' && current.status === 'unsubscribed') changes.subscribed_at = ctx.now;
           }
-          return presentSubscriber(await repository.updateSubscriber(tx, owner(ctx), id, changes));
+          return presentSubscriber(await repository.updateSubscriber(tx, ctx, id, changes));
         });
       } catch (error) {
         if (email !== undefined && repository.isUniqueViolation(error, repository.SUBSCRIBER_EMAIL_INDEX)) throw await subscriberAlreadyExists(ctx, email);
@@ -326,7 +317,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
     },
 
     async deleteSubscriber(ctx: RequestContext, id: string): Promise<{ id: string; deleted: true }> {
-      if (!isUuid(id) || !(await repository.deleteSubscriber(blogs, owner(ctx), id))) throw notFound('Subscriber');
+      if (!(await repository.deleteSubscriber(blogs, ctx, id))) throw notFound('Subscriber');
       return { id, deleted: true as const };
     },
 
@@ -336,9 +327,7 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
       const from = input.from;
       const to = input.to;
       if (from !== undefined && to !== undefined && from > to) {
-        throw new AppError('validation_failed', 'The request is not valid; see details.', [
-          { path: 'to', code: 'out_of_range', message: `query to (${to}) must not be before from (${from}).` },
-        ]);
+        throw invalidField('to', 'out_of_range', `query to (${to}) must not be before from (${from}).`);
       }
       const days = { from, to };
       const range = {
@@ -346,10 +335,10 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
         end: to === undefined ? undefined : addMilliseconds(new Date(`${to}T00:00:00.000Z`), DAY_MS),
       };
       const [posts, subscribers, totalViews, top] = await Promise.all([
-        repository.countPostsByStatus(blogs, owner(ctx), range),
-        repository.countSubscribersByStatus(blogs, owner(ctx), range),
-        repository.sumViews(blogs, owner(ctx), days),
-        repository.topPosts(blogs, owner(ctx), days, input.top ?? 10),
+        repository.countPostsByStatus(blogs, ctx, range),
+        repository.countSubscribersByStatus(blogs, ctx, range),
+        repository.sumViews(blogs, ctx, days),
+        repository.topPosts(blogs, ctx, days, input.top ?? 10),
       ]);
       const byStatus = (status: PostStatus) => posts.byStatus.get(status) ?? 0;
       return {
@@ -368,16 +357,12 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
     },
 
     async listCategories(ctx: RequestContext, page: PageRequest): Promise<{ rows: CategoryView[]; total: number }> {
-      return repository.listCategories(blogs, owner(ctx), page);
+      return repository.listCategories(blogs, ctx, page);
     },
   };
 }
 
 export type BlogsService = ReturnType<typeof createBlogsService>;
-
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
 
 function slugTaken(slug: string): AppError {
   return new AppError('slug_taken', `Another post already uses the slug "${slug}".`, [
@@ -387,23 +372,14 @@ function slugTaken(slug: string): AppError {
 
 /** `scheduled_for` belongs with status scheduled only, and must then be in the future. */
 function checkScheduledFor(ctx: RequestContext, input: ChangePostStatusInput): Date | undefined {
-  const invalid = (code: string, message: string) =>
-    new AppError('validation_failed', 'The request is not valid; see details.', [{ path: 'scheduled_for', code, message }]);
   if (input.status !== 'scheduled') {
-    if (input.scheduled_for !== undefined) throw invalid('invalid', 'scheduled_for is only accepted with status scheduled.');
+    if (input.scheduled_for !== undefined) throw invalidField('scheduled_for', 'invalid', 'scheduled_for is only accepted with status scheduled.');
     return undefined;
   }
-  if (input.scheduled_for === undefined) throw invalid('required', 'scheduled_for is required to schedule a post.');
+  if (input.scheduled_for === undefined) throw invalidField('scheduled_for', 'required', 'scheduled_for is required to schedule a post.');
   const when = new Date(input.scheduled_for);
-  if (when.getTime() <= ctx.now.getTime()) throw invalid('out_of_range', `scheduled_for must be in the future (now is ${ctx.now.toISOString()}).`);
+  if (when.getTime() <= ctx.now.getTime()) throw invalidField('scheduled_for', 'out_of_range', `scheduled_for must be in the future (now is ${ctx.now.toISOString()}).`);
   return when;
-}
-
-/** Trimmed text; blank becomes null. */
-function cleanText(value: string | null | undefined): string | null | undefined {
-  if (value === undefined || value === null) return value;
-  const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
 }
 
 /** Trimmed labels, duplicates differing only in case dropped (the first spelling wins). */

@@ -1,10 +1,11 @@
 import type { Db } from '../../db/database.js';
+import type { Owner } from '../../db/owned.js';
 import { isUuid } from '../../lib/ids.js';
 import { nextUpdatedAt } from '../../platform/concurrency.js';
 import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
 import { advance, type BillingEvent, type BillingState, nextEventAt } from './billing.js';
 import * as repository from './repository.js';
-import type { Owner, SubscriptionRow } from './repository.js';
+import type { SubscriptionRow } from './repository.js';
 
 /**
  * The billing clock: one durable job per subscription, due at the subscription's next

@@ -1,18 +1,19 @@
-import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { OwnedInsert } from '../../db/owned.js';
+import type { PageRequest } from '../../db/paging.js';
 import { normalizeCurrency } from '../../lib/currency.js';
 import { isUuid, newId } from '../../lib/ids.js';
+import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
+import { AppError, invalidField, notFound, validationFailed, type ErrorDetail } from '../../platform/errors/app-error.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import type { ServiceRegistry } from '../registry.js';
 import { cancelNow, MAX_INTERVAL_COUNT, nextEventAt, pause, resume, startState, STATUS_MOVES, advance, type BillingState } from './billing.js';
 import { billingStateOf, rescheduleClock } from './billing-clock.js';
 import { presentCoupon, presentPrice, presentProduct, presentSubscription } from './present.js';
 import * as repository from './repository.js';
-import type { CatalogDb, CouponRow, Owner, PriceRow, ProductRow, SubscriptionFilters, SubscriptionRow } from './repository.js';
+import type { CatalogDb, CouponRow, PriceRow, ProductRow, SubscriptionFilters, SubscriptionRow } from './repository.js';
 import type {
   CancelSubscriptionInput,
   CouponView,
@@ -48,25 +49,25 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
   }
 
   async function requireProduct(tx: CatalogDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<ProductRow> {
-    const row = isUuid(id) ? await repository.findProduct(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findProduct(tx, ctx, id, options);
     if (!row) throw notFound('Product');
     return row;
   }
 
   async function requireCoupon(tx: CatalogDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<CouponRow> {
-    const row = isUuid(id) ? await repository.findCoupon(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findCoupon(tx, ctx, id, options);
     if (!row) throw notFound('Coupon');
     return row;
   }
 
   async function requireSubscription(tx: CatalogDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<SubscriptionRow> {
-    const row = isUuid(id) ? await repository.findSubscription(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findSubscription(tx, ctx, id, options);
     if (!row) throw notFound('Subscription');
     return row;
   }
 
   async function productView(tx: CatalogDb, ctx: RequestContext, row: ProductRow): Promise<ProductView> {
-    return presentProduct(row, await repository.pricesOfProducts(tx, owner(ctx), [row.id]));
+    return presentProduct(row, await repository.pricesOfProducts(tx, ctx, [row.id]));
   }
 
   /** Subscriptions with product, contact and company names: one query per kind of name for the whole page. */
@@ -77,7 +78,7 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     const contactIds = distinct(rows.map((row) => row.contact_id));
     const companyIds = distinct(rows.map((row) => row.company_id));
     const [products, contacts, companies] = await Promise.all([
-      repository.productNames(catalog, owner(ctx), distinct(rows.map((row) => row.product_id))),
+      repository.productNames(catalog, ctx, distinct(rows.map((row) => row.product_id))),
       contactIds.length > 0 ? crm.contactsById(ctx, contactIds) : new Map<string, { name: string }>(),
       companyIds.length > 0 ? crm.companiesById(ctx, companyIds) : new Map<string, { name: string }>(),
     ]);
@@ -97,21 +98,21 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
   /** The 400 naming the first problem of a subscription's customer (exactly one of contact_id and company_id, existing in crm). */
   async function requireCustomer(ctx: RequestContext, input: StartSubscriptionInput): Promise<{ contact_id: string | null; company_id: string | null }> {
     if (input.contact_id !== undefined && input.company_id !== undefined) {
-      throw invalid('company_id', 'invalid', 'Send contact_id or company_id, not both: a subscription belongs to one customer.');
+      throw invalidField('company_id', 'invalid', 'Send contact_id or company_id, not both: a subscription belongs to one customer.');
     }
     if (input.contact_id === undefined && input.company_id === undefined) {
-      throw invalid('contact_id', 'required', 'Send contact_id or company_id: the crm contact or company that subscribes.');
+      throw invalidField('contact_id', 'required', 'Send contact_id or company_id: the crm contact or company that subscribes.');
     }
     const crm = services.get('crm');
     if (input.contact_id !== undefined) {
       const contactId = input.contact_id.toLowerCase();
       const found = isUuid(contactId) && (await crm.contactsById(ctx, [contactId])).has(contactId);
-      if (!found) throw invalid('contact_id', 'not_found', 'No crm contact with this id.');
+      if (!found) throw invalidField('contact_id', 'not_found', 'No crm contact with this id.');
       return { contact_id: contactId, company_id: null };
     }
     const companyId = input.company_id!.toLowerCase();
     const found = isUuid(companyId) && (await crm.companiesById(ctx, [companyId])).has(companyId);
-    if (!found) throw invalid('company_id', 'not_found', 'No crm company with this id.');
+    if (!found) throw invalidField('company_id', 'not_found', 'No crm company with this id.');
     return { contact_id: null, company_id: companyId };
   }
 
@@ -121,15 +122,15 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
    */
   async function redeem(tx: CatalogDb, ctx: RequestContext, sentCode: string, price: PriceRow): Promise<CouponRow> {
     const code = sentCode.trim();
-    const coupon = code === '' ? undefined : await repository.findCouponByCode(tx, owner(ctx), code);
-    if (!coupon) throw invalid('coupon_code', 'not_found', 'No discount code like this exists in the workspace.');
+    const coupon = code === '' ? undefined : await repository.findCouponByCode(tx, ctx, code);
+    if (!coupon) throw invalidField('coupon_code', 'not_found', 'No discount code like this exists in the workspace.');
     if (coupon.discount_type === 'amount' && coupon.currency !== price.currency) {
       throw couponNotRedeemable(coupon, 'currency_mismatch', `The code takes an amount off in ${coupon.currency}; the price is in ${price.currency}.`);
     }
-    const redeemed = await repository.redeemCoupon(tx, owner(ctx), coupon.id, ctx.now, ctx.now);
+    const redeemed = await repository.redeemCoupon(tx, ctx, coupon.id, ctx.now, ctx.now);
     if (redeemed) return redeemed;
     // The conditional increment refused: read it again (a concurrent redemption may have used it up) to say why.
-    const current = (await repository.findCoupon(tx, owner(ctx), coupon.id)) ?? coupon;
+    const current = (await repository.findCoupon(tx, ctx, coupon.id)) ?? coupon;
     const reason = refusalOf(current, ctx.now);
     throw couponNotRedeemable(current, reason, REFUSAL_MESSAGES[reason]);
   }
@@ -145,7 +146,6 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     expectedUpdatedAt: string | undefined,
     change: (state: BillingState) => BillingState | 'unchanged',
   ): Promise<SubscriptionView> {
-    if (!isUuid(id)) throw notFound('Subscription');
     const row = await inTransaction(async (tx, jobsDb) => {
       const current = await requireSubscription(tx, ctx, id, { forUpdate: true });
       assertFresh(expectedUpdatedAt, current.updated_at);
@@ -154,12 +154,12 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
       if (changed === 'unchanged' && events.length === 0) return current;
       const state = changed === 'unchanged' ? upToDate : changed;
       const next = nextEventAt(state);
-      const updated = await repository.updateSubscription(tx, owner(ctx), id, {
+      const updated = await repository.updateSubscription(tx, ctx, id, {
         ...state,
         next_event_at: next,
         updated_at: nextUpdatedAt(current.updated_at, ctx.now),
       });
-      await rescheduleClock(jobs, jobsDb, owner(ctx), id, current.next_event_at, next);
+      await rescheduleClock(jobs, jobsDb, ctx, id, current.next_event_at, next);
       return updated;
     });
     return subscriptionView(ctx, row);
@@ -169,10 +169,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     // Products and prices
 
     async createProduct(ctx: RequestContext, input: CreateProductInput): Promise<ProductView> {
-      const row = await repository.insertProduct(catalog, {
+      const row = await repository.insertProduct(catalog, ctx, {
         id: newId(),
-        tenant_id: ctx.tenantId,
-        mode: ctx.mode,
         name: input.name.trim(),
         description: cleanText(input.description) ?? null,
         free_trial_days: input.free_trial_days ?? 0,
@@ -189,21 +187,20 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     },
 
     async listProducts(ctx: RequestContext, filters: { active?: 'true' | 'false' }, page: PageRequest) {
-      const { rows, total } = await repository.listProducts(catalog, owner(ctx), { active: toBoolean(filters.active) }, page);
-      const prices = await repository.pricesOfProducts(catalog, owner(ctx), rows.map((row) => row.id));
+      const { rows, total } = await repository.listProducts(catalog, ctx, { active: toBoolean(filters.active) }, page);
+      const prices = await repository.pricesOfProducts(catalog, ctx, rows.map((row) => row.id));
       return { rows: rows.map((row) => presentProduct(row, prices.filter((price) => price.product_id === row.id))), total };
     },
 
     async updateProduct(ctx: RequestContext, id: string, input: UpdateProductInput): Promise<ProductView> {
-      if (!isUuid(id)) throw notFound('Product');
       return inTransaction(async (tx) => {
         const current = await requireProduct(tx, ctx, id, { forUpdate: true });
         assertFresh(input.expected_updated_at, current.updated_at);
         if (input.default_price_id !== undefined) {
-          const price = isUuid(input.default_price_id) ? await repository.findPrice(tx, owner(ctx), id, input.default_price_id) : undefined;
-          if (!price) throw invalid('default_price_id', 'not_found', 'The product has no price with this id.');
+          const price = isUuid(input.default_price_id) ? await repository.findPrice(tx, ctx, id, input.default_price_id) : undefined;
+          if (!price) throw invalidField('default_price_id', 'not_found', 'The product has no price with this id.');
         }
-        const row = await repository.updateProduct(tx, owner(ctx), id, {
+        const row = await repository.updateProduct(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(input.description !== undefined ? { description: cleanText(input.description) ?? null } : {}),
           ...(input.free_trial_days !== undefined ? { free_trial_days: input.free_trial_days } : {}),
@@ -216,23 +213,20 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     },
 
     async createPrice(ctx: RequestContext, productId: string, input: CreatePriceInput): Promise<PriceView> {
-      if (!isUuid(productId)) throw notFound('Product');
       const intervalCount = input.interval_count ?? 1;
       const maxCount = MAX_INTERVAL_COUNT[input.billing_interval];
       if (intervalCount > maxCount) {
-        throw invalid('interval_count', 'out_of_range', `With billing_interval ${input.billing_interval}, interval_count is at most ${maxCount} (three years).`, { maximum: maxCount });
+        throw invalidField('interval_count', 'out_of_range', `With billing_interval ${input.billing_interval}, interval_count is at most ${maxCount} (three years).`, { maximum: maxCount });
       }
       return inTransaction(async (tx) => {
         const product = await requireProduct(tx, ctx, productId, { forUpdate: true });
-        if ((await repository.countPrices(tx, owner(ctx), product.id)) >= repository.MAX_PRICES_PER_PRODUCT) {
+        if ((await repository.countPrices(tx, ctx, product.id)) >= repository.MAX_PRICES_PER_PRODUCT) {
           throw new AppError('conflict', `A product has at most ${repository.MAX_PRICES_PER_PRODUCT} prices.`, [
             { path: 'prices', code: 'limit_reached', message: `This product already has ${repository.MAX_PRICES_PER_PRODUCT} prices.` },
           ]);
         }
-        const price = await repository.insertPrice(tx, {
+        const price = await repository.insertPrice(tx, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           product_id: product.id,
           unit_price_cents: input.unit_price_cents,
           currency: normalizeCurrency(input.currency)!,
@@ -242,7 +236,7 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
         });
         // The first price is the default whatever the body says; `default: true` moves the default to a later one.
         const becomesDefault = product.default_price_id === null || input.default === true;
-        await repository.updateProduct(tx, owner(ctx), product.id, {
+        await repository.updateProduct(tx, ctx, product.id, {
           ...(becomesDefault ? { default_price_id: price.id } : {}),
           updated_at: nextUpdatedAt(product.updated_at, ctx.now),
         });
@@ -259,10 +253,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
       checkCouponWindow(ctx, startsAt, expiresAt, input.expires_at !== undefined && input.expires_at !== null);
       const code = input.code.trim();
       try {
-        const row = await repository.insertCoupon(catalog, {
+        const row = await repository.insertCoupon(catalog, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           code,
           description: cleanText(input.description) ?? null,
           ...discount,
@@ -288,12 +280,11 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
 
     async listCoupons(ctx: RequestContext, filters: { active?: 'true' | 'false'; code?: string }, page: PageRequest) {
       const code = filters.code?.trim();
-      const { rows, total } = await repository.listCoupons(catalog, owner(ctx), { active: toBoolean(filters.active), ...(code ? { code } : {}) }, page);
+      const { rows, total } = await repository.listCoupons(catalog, ctx, { active: toBoolean(filters.active), ...(code ? { code } : {}) }, page);
       return { rows: rows.map((row) => presentCoupon(row, ctx.now)), total };
     },
 
     async updateCoupon(ctx: RequestContext, id: string, input: UpdateCouponInput): Promise<CouponView> {
-      if (!isUuid(id)) throw notFound('Coupon');
       const startsAt = input.starts_at === undefined ? undefined : instant('starts_at', input.starts_at);
       const expiresAt = input.expires_at === undefined ? undefined : instant('expires_at', input.expires_at);
       return inTransaction(async (tx) => {
@@ -301,11 +292,11 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
         assertFresh(input.expected_updated_at, current.updated_at);
         checkCouponWindow(ctx, startsAt === undefined ? current.starts_at : startsAt, expiresAt === undefined ? current.expires_at : expiresAt, expiresAt !== undefined && expiresAt !== null);
         if (input.max_redemptions !== undefined && input.max_redemptions !== null && input.max_redemptions < current.redeemed_count) {
-          throw invalid('max_redemptions', 'out_of_range', `The code was already redeemed ${current.redeemed_count} times; max_redemptions cannot be lower.`, {
+          throw invalidField('max_redemptions', 'out_of_range', `The code was already redeemed ${current.redeemed_count} times; max_redemptions cannot be lower.`, {
             redeemed_count: current.redeemed_count,
           });
         }
-        const row = await repository.updateCoupon(tx, owner(ctx), id, {
+        const row = await repository.updateCoupon(tx, ctx, id, {
           ...(input.description !== undefined ? { description: cleanText(input.description) ?? null } : {}),
           ...(input.max_redemptions !== undefined ? { max_redemptions: input.max_redemptions } : {}),
           ...(startsAt !== undefined ? { starts_at: startsAt } : {}),
@@ -319,11 +310,10 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
 
     /** Switches the code off for good (active false); retiring a retired code returns it unchanged. */
     async retireCoupon(ctx: RequestContext, id: string): Promise<CouponView> {
-      if (!isUuid(id)) throw notFound('Coupon');
       return inTransaction(async (tx) => {
         const current = await requireCoupon(tx, ctx, id, { forUpdate: true });
         if (!current.active) return presentCoupon(current, ctx.now);
-        const row = await repository.updateCoupon(tx, owner(ctx), id, { active: false, updated_at: nextUpdatedAt(current.updated_at, ctx.now) });
+        const row = await repository.updateCoupon(tx, ctx, id, { active: false, updated_at: nextUpdatedAt(current.updated_at, ctx.now) });
         return presentCoupon(row, ctx.now);
       });
     },
@@ -335,17 +325,15 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
       // query on the outer handle inside a transaction would wait for the transaction forever).
       const customer = await requireCustomer(ctx, input);
       const row = await inTransaction(async (tx, jobsDb) => {
-        const product = isUuid(input.product_id) ? await repository.findProduct(tx, owner(ctx), input.product_id) : undefined;
-        if (!product) throw invalid('product_id', 'not_found', 'No product with this id.');
-        if (!product.active) throw invalid('product_id', 'inactive', 'The product is inactive: it takes no new subscriptions.');
+        const product = isUuid(input.product_id) ? await repository.findProduct(tx, ctx, input.product_id) : undefined;
+        if (!product) throw invalidField('product_id', 'not_found', 'No product with this id.');
+        if (!product.active) throw invalidField('product_id', 'inactive', 'The product is inactive: it takes no new subscriptions.');
         const price = await choosePrice(tx, ctx, product, input.price_id);
         const coupon = input.coupon_code === undefined ? undefined : await redeem(tx, ctx, input.coupon_code, price);
         const state = startState({ interval: price.billing_interval, count: price.interval_count, trialDays: product.free_trial_days, now: ctx.now });
         const next = nextEventAt(state);
-        const fields: Insertable<CatalogSubscriptionsTable> = {
+        const fields: OwnedInsert<CatalogSubscriptionsTable> = {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           product_id: product.id,
           price_id: price.id,
           ...customer,
@@ -363,8 +351,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
           created_at: ctx.now,
           updated_at: ctx.now,
         };
-        const inserted = await repository.insertSubscription(tx, fields);
-        await rescheduleClock(jobs, jobsDb, owner(ctx), inserted.id, null, next);
+        const inserted = await repository.insertSubscription(tx, ctx, fields);
+        await rescheduleClock(jobs, jobsDb, ctx, inserted.id, null, next);
         return inserted;
       });
       return subscriptionView(ctx, row);
@@ -375,14 +363,14 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     },
 
     async listSubscriptions(ctx: RequestContext, filters: SubscriptionFilters, page: PageRequest) {
-      const { rows, total } = await repository.listSubscriptions(catalog, owner(ctx), lowerIds(filters), page);
+      const { rows, total } = await repository.listSubscriptions(catalog, ctx, lowerIds(filters), page);
       return { rows: await subscriptionViews(ctx, rows), total };
     },
 
     async pauseSubscription(ctx: RequestContext, id: string, input: PauseSubscriptionInput): Promise<SubscriptionView> {
       const resumesAt = input.resumes_at === undefined ? null : instant('resumes_at', input.resumes_at);
       if (resumesAt !== null && resumesAt.getTime() <= ctx.now.getTime()) {
-        throw invalid('resumes_at', 'out_of_range', 'resumes_at must be in the future.');
+        throw invalidField('resumes_at', 'out_of_range', 'resumes_at must be in the future.');
       }
       return changeSubscription(ctx, id, input.expected_updated_at, (state) => {
         assertMove(state.status, 'paused');
@@ -413,17 +401,17 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
 
   async function choosePrice(tx: CatalogDb, ctx: RequestContext, product: ProductRow, priceId: string | undefined): Promise<PriceRow> {
     if (priceId !== undefined) {
-      const price = isUuid(priceId) ? await repository.findPrice(tx, owner(ctx), product.id, priceId) : undefined;
-      if (!price) throw invalid('price_id', 'not_found', 'The product has no price with this id.');
+      const price = isUuid(priceId) ? await repository.findPrice(tx, ctx, product.id, priceId) : undefined;
+      if (!price) throw invalidField('price_id', 'not_found', 'The product has no price with this id.');
       return price;
     }
-    const price = product.default_price_id === null ? undefined : await repository.findPrice(tx, owner(ctx), product.id, product.default_price_id);
-    if (!price) throw invalid('price_id', 'required', 'The product has no prices yet: add one before starting subscriptions.');
+    const price = product.default_price_id === null ? undefined : await repository.findPrice(tx, ctx, product.id, product.default_price_id);
+    if (!price) throw invalidField('price_id', 'required', 'The product has no prices yet: add one before starting subscriptions.');
     return price;
   }
 
   async function couponCodeTaken(ctx: RequestContext, code: string): Promise<AppError> {
-    const existing = await repository.findCouponByCode(catalog, owner(ctx), code);
+    const existing = await repository.findCouponByCode(catalog, ctx, code);
     return new AppError('coupon_code_taken', `A discount code ${code} already exists (codes are unique regardless of case).`, [
       { path: 'code', code: 'already_exists', message: 'This code is taken.', ...(existing ? { coupon_id: existing.id } : {}) },
     ]);
@@ -431,14 +419,6 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
 }
 
 export type CatalogService = ReturnType<typeof createCatalogService>;
-
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
-
-function invalid(path: string, code: string, message: string, extra: Record<string, unknown> = {}): AppError {
-  return new AppError('validation_failed', message, [{ path, code, message, ...extra } as ErrorDetail]);
-}
 
 function transitionError(from: SubscriptionStatus, to: SubscriptionStatus, message: string): AppError {
   const allowed = STATUS_MOVES[from];
@@ -506,7 +486,7 @@ function couponDiscount(input: CreateCouponInput) {
   if (hasPercent && !hasAmount && input.currency !== undefined) {
     problems.push({ path: 'currency', code: 'invalid', message: 'currency goes with amount_off_cents only; a percentage applies to any currency.' });
   }
-  if (problems.length > 0) throw new AppError('validation_failed', problems[0]!.message, problems);
+  if (problems.length > 0) throw validationFailed(problems, problems[0]!.message);
   return type === 'percent'
     ? { discount_type: 'percent' as const, percent_off: input.percent_off!, amount_off_cents: null, currency: null }
     : { discount_type: 'amount' as const, percent_off: null, amount_off_cents: input.amount_off_cents!, currency: normalizeCurrency(input.currency!)! };
@@ -519,10 +499,10 @@ function hasTwoDecimalsAtMost(value: number): boolean {
 /** expires_at must be after starts_at, and (when being set) in the future. */
 function checkCouponWindow(ctx: RequestContext, startsAt: Date | null, expiresAt: Date | null, expiresAtSent: boolean): void {
   if (expiresAtSent && expiresAt !== null && expiresAt.getTime() <= ctx.now.getTime()) {
-    throw invalid('expires_at', 'out_of_range', 'expires_at must be in the future.');
+    throw invalidField('expires_at', 'out_of_range', 'expires_at must be in the future.');
   }
   if (startsAt !== null && expiresAt !== null && startsAt.getTime() >= expiresAt.getTime()) {
-    throw invalid('expires_at', 'invalid', 'expires_at must be after starts_at.');
+    throw invalidField('expires_at', 'invalid', 'expires_at must be after starts_at.');
   }
 }
 
@@ -531,15 +511,9 @@ function instant(path: string, value: string | null | undefined): Date | null {
   if (value === undefined || value === null) return null;
   const ms = Date.parse(value);
   if (Number.isNaN(ms) || ms < 0 || ms > Date.UTC(9999, 11, 31, 23, 59, 59, 999)) {
-    throw invalid(path, 'invalid_format', `${path} is not a usable date-time (ISO 8601 with a time zone, years 1970-9999).`);
+    throw invalidField(path, 'invalid_format', `${path} is not a usable date-time (ISO 8601 with a time zone, years 1970-9999).`);
   }
   return new Date(ms);
-}
-
-function cleanText(value: string | null | undefined): string | null | undefined {
-  if (value === undefined || value === null) return value;
-  const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
 }
 
 function toBoolean(value: 'true' | 'false' | undefined): boolean | undefined {

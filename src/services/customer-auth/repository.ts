@@ -1,9 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import type { Owner } from '../../platform/context.js';
+import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
+import type { PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import { selectPage } from '../../db/paging.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import type {
   CustomerAuthChallengesTable,
   CustomerAuthEmailVerificationsTable,
@@ -12,8 +11,6 @@ import type {
   CustomerAuthUsersTable,
   UserStatus,
 } from './tables.js';
-
-export type { Owner };
 
 export type AuthDb = Kysely<CustomerAuthTables>;
 
@@ -53,57 +50,48 @@ export const EMAIL_INDEX = 'customer_auth_users_email';
 
 export { isUniqueViolation } from '../../db/errors.js';
 
+export type UserChanges = Partial<OwnedRow<CustomerAuthUsersTable>>;
+
+const owned = ownedTables<CustomerAuthTables>();
+const users = owned('customer_auth_users');
+const sessions = owned('customer_auth_sessions');
+const challenges = owned('customer_auth_challenges');
+const verifications = owned('customer_auth_email_verifications');
+const recoveryCodes = owned('customer_auth_recovery_codes');
+const loginFailures = owned('customer_auth_login_failures');
+
 // Users
 
-export function insertUser(db: AuthDb, row: CustomerAuthUsersTable): Promise<UserRow> {
-  return db
-    .insertInto('customer_auth_users')
-    .values({ ...row, metadata: JSON.stringify(row.metadata) as never })
+export function insertUser(db: AuthDb, owner: Owner, row: OwnedInsert<CustomerAuthUsersTable>): Promise<UserRow> {
+  return users
+    .insert(db, owner, { ...row, metadata: JSON.stringify(row.metadata) as never })
     .returning(USER_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
+const userById = users.statement((from, values: { id: string }) => from.select(USER_COLUMNS).where('id', '=', values.id));
+const userByIdForUpdate = users.statement((from, values: { id: string }) => from.select(USER_COLUMNS).where('id', '=', values.id).forUpdate());
+
 export function findUser(db: AuthDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<UserRow | undefined> {
-  let query = db
-    .selectFrom('customer_auth_users')
-    .select(USER_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? userByIdForUpdate : userById).first(db, owner, { id });
 }
 
+const credentialsById = users.statement((from, values: { id: string }) => from.select(CREDENTIAL_COLUMNS).where('id', '=', values.id));
+const credentialsByIdForUpdate = users.statement((from, values: { id: string }) => from.select(CREDENTIAL_COLUMNS).where('id', '=', values.id).forUpdate());
+
 export function findCredentials(db: AuthDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<CredentialRow | undefined> {
-  let query = db
-    .selectFrom('customer_auth_users')
-    .select(CREDENTIAL_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? credentialsByIdForUpdate : credentialsById).first(db, owner, { id });
 }
+
+const credentialsByEmail = users.statement((from, values: { lowerEmail: string }) => from.select(CREDENTIAL_COLUMNS).where(sql`lower(email)`, '=', values.lowerEmail));
 
 /** By address, case-insensitively (through the unique index). */
 export function findCredentialsByEmail(db: AuthDb, owner: Owner, email: string): Promise<CredentialRow | undefined> {
-  return db
-    .selectFrom('customer_auth_users')
-    .select(CREDENTIAL_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
+  return credentialsByEmail.first(db, owner, { lowerEmail: email.toLowerCase() });
 }
 
 export function findUserIdByEmail(db: AuthDb, owner: Owner, email: string): Promise<{ id: string } | undefined> {
-  return db
-    .selectFrom('customer_auth_users')
-    .select('id')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
+  return users.select(db, owner).select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
 
 export interface UserFilters {
@@ -112,36 +100,40 @@ export interface UserFilters {
   email?: string;
 }
 
-export async function listUsers(db: AuthDb, owner: Owner, filters: UserFilters, page: PageRequest) {
-  let base = db.selectFrom('customer_auth_users').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode);
-  if (filters.status) base = base.where('status', '=', filters.status);
-  if (filters.email) base = base.where(sql`lower(email)`, '=', filters.email.toLowerCase());
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    base = base.where((eb) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]));
-  }
-  return selectPage(db, base, base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+const userList = users.list<{ status?: UserStatus; lowerEmail?: string; pattern?: string }, UserRow>({
+  filters: {
+    status: (eb, status) => eb('status', '=', status),
+    lowerEmail: (eb, lowerEmail) => eb(sql`lower(email)`, '=', lowerEmail),
+    pattern: (eb, pattern) => eb.or([eb('email', 'ilike', pattern), eb('name', 'ilike', pattern)]),
+  },
+  select: (from) => from.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listUsers(db: AuthDb, owner: Owner, filters: UserFilters, page: PageRequest) {
+  return userList.page(
+    db,
+    owner,
+    {
+      status: filters.status,
+      lowerEmail: filters.email ? filters.email.toLowerCase() : undefined,
+      pattern: filters.search ? containsPattern(filters.search) : undefined,
+    },
+    page,
+  );
 }
 
-export function updateUser(db: AuthDb, owner: Owner, id: string, changes: Partial<CustomerAuthUsersTable>): Promise<UserRow> {
+export function updateUser(db: AuthDb, owner: Owner, id: string, changes: UserChanges): Promise<UserRow> {
   const { metadata, ...rest } = changes;
-  return db
-    .updateTable('customer_auth_users')
+  return users
+    .update(db, owner)
     .set({ ...rest, ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) as never } : {}) })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', id)
     .returning(USER_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
 export async function deleteUser(db: AuthDb, owner: Owner, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('customer_auth_users')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const result = await users.delete(db, owner).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -150,11 +142,9 @@ export async function deleteUser(db: AuthDb, owner: Owner, id: string): Promise<
  * the guard that makes a code usable once, even by two requests at the same moment.
  */
 export async function acceptTotpStep(db: AuthDb, owner: Owner, userId: string, step: number): Promise<boolean> {
-  const row = await db
-    .updateTable('customer_auth_users')
+  const row = await users
+    .update(db, owner)
     .set({ totp_last_step: step })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('id', '=', userId)
     .where('mfa_enabled', '=', true)
     .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
@@ -165,149 +155,112 @@ export async function acceptTotpStep(db: AuthDb, owner: Owner, userId: string, s
 
 // Sessions
 
-export function insertSession(db: AuthDb, row: CustomerAuthSessionsTable): Promise<SessionRow> {
-  return db.insertInto('customer_auth_sessions').values(row).returning(SESSION_COLUMNS).executeTakeFirstOrThrow();
+export function insertSession(db: AuthDb, owner: Owner, row: OwnedInsert<CustomerAuthSessionsTable>): Promise<SessionRow> {
+  return sessions.insert(db, owner, row).returning(SESSION_COLUMNS).executeTakeFirstOrThrow();
 }
 
+const sessionByTokenHash = sessions.statement((from, values: { tokenHash: string }) => from.select(SESSION_COLUMNS).where('token_hash', '=', values.tokenHash));
+
 export function findSessionByTokenHash(db: AuthDb, owner: Owner, tokenHash: string): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom('customer_auth_sessions')
-    .select(SESSION_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  return sessionByTokenHash.first(db, owner, { tokenHash });
 }
 
 /** Notes a use of the session, at most once a minute (a verify per page view must not write each time). */
 export async function touchSession(db: AuthDb, owner: Owner, jti: string, now: Date): Promise<void> {
-  await db
-    .updateTable('customer_auth_sessions')
+  await sessions
+    .update(db, owner)
     .set({ last_used_at: now })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('jti', '=', jti)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - 60_000))]))
     .execute();
 }
 
-export async function listActiveSessions(db: AuthDb, owner: Owner, userId: string, now: Date, page: PageRequest) {
-  const base = db
-    .selectFrom('customer_auth_sessions')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('user_id', '=', userId)
-    .where('expires_at', '>', now);
-  return selectPage(db, base, base.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc'), page);
+const activeSessionList = sessions.list<{ user_id: string; active_at: Date }, SessionRow>({
+  filters: {
+    user_id: (eb, userId) => eb('user_id', '=', userId),
+    active_at: (eb, now) => eb('expires_at', '>', now),
+  },
+  select: (from) => from.select(SESSION_COLUMNS).orderBy('issued_at', 'desc').orderBy('jti', 'desc'),
+});
+
+export function listActiveSessions(db: AuthDb, owner: Owner, userId: string, now: Date, page: PageRequest) {
+  return activeSessionList.page(db, owner, { user_id: userId, active_at: now }, page);
 }
 
 export async function deleteSession(db: AuthDb, owner: Owner, jti: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('customer_auth_sessions')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('jti', '=', jti)
-    .executeTakeFirst();
+  const result = await sessions.delete(db, owner).where('jti', '=', jti).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** Signs the user out everywhere: sessions, and MFA challenges still open. */
 export async function deleteUserSessions(db: AuthDb, owner: Owner, userId: string): Promise<void> {
-  await db.deleteFrom('customer_auth_sessions').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode).where('user_id', '=', userId).execute();
-  await db.deleteFrom('customer_auth_challenges').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode).where('user_id', '=', userId).execute();
+  await sessions.delete(db, owner).where('user_id', '=', userId).execute();
+  await challenges.delete(db, owner).where('user_id', '=', userId).execute();
 }
 
 // MFA challenges
 
-export async function insertChallenge(db: AuthDb, row: CustomerAuthChallengesTable): Promise<void> {
-  await db.insertInto('customer_auth_challenges').values(row).execute();
+export async function insertChallenge(db: AuthDb, owner: Owner, row: OwnedInsert<CustomerAuthChallengesTable>): Promise<void> {
+  await challenges.insert(db, owner, row).execute();
 }
 
+const challengeByTokenHash = challenges.statement((from, values: { tokenHash: string }) => from.select(CHALLENGE_COLUMNS).where('token_hash', '=', values.tokenHash));
+const challengeByTokenHashForUpdate = challenges.statement((from, values: { tokenHash: string }) =>
+  from.select(CHALLENGE_COLUMNS).where('token_hash', '=', values.tokenHash).forUpdate(),
+);
+
 export function findChallengeByTokenHash(db: AuthDb, owner: Owner, tokenHash: string, options: { forUpdate?: boolean } = {}): Promise<ChallengeRow | undefined> {
-  let query = db
-    .selectFrom('customer_auth_challenges')
-    .select(CHALLENGE_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('token_hash', '=', tokenHash);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? challengeByTokenHashForUpdate : challengeByTokenHash).first(db, owner, { tokenHash });
 }
 
 export async function updateChallenge(db: AuthDb, owner: Owner, id: string, changes: { failed_attempts?: number; used_at?: Date }): Promise<void> {
-  await db
-    .updateTable('customer_auth_challenges')
-    .set(changes)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .execute();
+  await challenges.update(db, owner).set(changes).where('id', '=', id).execute();
 }
 
 // Email verification
 
-export async function insertVerification(db: AuthDb, row: CustomerAuthEmailVerificationsTable): Promise<void> {
-  await db.insertInto('customer_auth_email_verifications').values(row).execute();
+export async function insertVerification(db: AuthDb, owner: Owner, row: OwnedInsert<CustomerAuthEmailVerificationsTable>): Promise<void> {
+  await verifications.insert(db, owner, row).execute();
 }
 
 /** Drops the user's verification tokens not yet used (a newer one replaces them, or the address changed). */
 export async function deleteOpenVerifications(db: AuthDb, owner: Owner, userId: string): Promise<void> {
-  await db
-    .deleteFrom('customer_auth_email_verifications')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .execute();
+  await verifications.delete(db, owner).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }
 
+const verificationByTokenHash = verifications.statement((from, values: { tokenHash: string }) =>
+  from.select(VERIFICATION_COLUMNS).where('token_hash', '=', values.tokenHash),
+);
+const verificationByTokenHashForUpdate = verifications.statement((from, values: { tokenHash: string }) =>
+  from.select(VERIFICATION_COLUMNS).where('token_hash', '=', values.tokenHash).forUpdate(),
+);
+
 export function findVerificationByTokenHash(db: AuthDb, owner: Owner, tokenHash: string, options: { forUpdate?: boolean } = {}): Promise<VerificationRow | undefined> {
-  let query = db
-    .selectFrom('customer_auth_email_verifications')
-    .select(VERIFICATION_COLUMNS)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('token_hash', '=', tokenHash);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
+  return (options.forUpdate ? verificationByTokenHashForUpdate : verificationByTokenHash).first(db, owner, { tokenHash });
 }
 
 export async function markVerificationUsed(db: AuthDb, owner: Owner, id: string, at: Date): Promise<void> {
-  await db
-    .updateTable('customer_auth_email_verifications')
-    .set({ used_at: at })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('id', '=', id)
-    .execute();
+  await verifications.update(db, owner).set({ used_at: at }).where('id', '=', id).execute();
 }
 
 // Recovery codes
 
 export async function replaceRecoveryCodes(db: AuthDb, owner: Owner, userId: string, codeHashes: string[], ids: string[], at: Date): Promise<void> {
   await deleteRecoveryCodes(db, owner, userId);
-  await db
-    .insertInto('customer_auth_recovery_codes')
-    .values(codeHashes.map((code_hash, index) => ({ id: ids[index]!, tenant_id: owner.tenantId, mode: owner.mode, user_id: userId, code_hash, used_at: null, created_at: at })))
+  await recoveryCodes
+    .insert(db, owner, codeHashes.map((code_hash, index) => ({ id: ids[index]!, user_id: userId, code_hash, used_at: null, created_at: at })))
     .execute();
 }
 
 export async function deleteRecoveryCodes(db: AuthDb, owner: Owner, userId: string): Promise<void> {
-  await db
-    .deleteFrom('customer_auth_recovery_codes')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('user_id', '=', userId)
-    .execute();
+  await recoveryCodes.delete(db, owner).where('user_id', '=', userId).execute();
 }
 
 /** Marks a recovery code used if it is the user's and unused; true when this call used it. */
 export async function useRecoveryCode(db: AuthDb, owner: Owner, userId: string, codeHash: string, at: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('customer_auth_recovery_codes')
+  const row = await recoveryCodes
+    .update(db, owner)
     .set({ used_at: at })
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
     .where('user_id', '=', userId)
     .where('code_hash', '=', codeHash)
     .where('used_at', 'is', null)
@@ -319,47 +272,33 @@ export async function useRecoveryCode(db: AuthDb, owner: Owner, userId: string, 
 // Failed sign-in attempts
 
 export async function insertLoginFailure(db: AuthDb, owner: Owner, row: { id: string; email_key: string; failed_at: Date }): Promise<void> {
-  await db
-    .insertInto('customer_auth_login_failures')
-    .values({ ...row, tenant_id: owner.tenantId, mode: owner.mode })
-    .execute();
+  await loginFailures.insert(db, owner, row).execute();
 }
 
 /** The newest `limit` failures for the address since `since`, newest first. */
 export async function recentLoginFailures(db: AuthDb, owner: Owner, emailKey: string, since: Date, limit: number, exceptId?: string): Promise<Date[]> {
-  let query = db
-    .selectFrom('customer_auth_login_failures')
-    .select('failed_at')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('email_key', '=', emailKey)
-    .where('failed_at', '>', since);
+  let query = loginFailures.select(db, owner).select('failed_at').where('email_key', '=', emailKey).where('failed_at', '>', since);
   if (exceptId) query = query.where('id', '!=', exceptId);
   const rows = await query.orderBy('failed_at', 'desc').limit(limit).execute();
   return rows.map((row) => row.failed_at);
 }
 
 export async function deleteLoginFailure(db: AuthDb, owner: Owner, id: string): Promise<void> {
-  await db.deleteFrom('customer_auth_login_failures').where('tenant_id', '=', owner.tenantId).where('mode', '=', owner.mode).where('id', '=', id).execute();
+  await loginFailures.delete(db, owner).where('id', '=', id).execute();
 }
 
 export async function clearLoginFailures(db: AuthDb, owner: Owner, emailKey: string): Promise<void> {
-  await db
-    .deleteFrom('customer_auth_login_failures')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('mode', '=', owner.mode)
-    .where('email_key', '=', emailKey)
-    .execute();
+  await loginFailures.delete(db, owner).where('email_key', '=', emailKey).execute();
 }
 
 // Housekeeping (the one place that spans tenants: it deletes only what no rule can use any more)
 
 export async function sweepExpired(db: AuthDb, cutoffs: { sessionsBefore: Date; challengesBefore: Date; verificationsBefore: Date; failuresBefore: Date }): Promise<number> {
   const results = await Promise.all([
-    db.deleteFrom('customer_auth_sessions').where('expires_at', '<', cutoffs.sessionsBefore).executeTakeFirst(),
-    db.deleteFrom('customer_auth_challenges').where('expires_at', '<', cutoffs.challengesBefore).executeTakeFirst(),
-    db.deleteFrom('customer_auth_email_verifications').where('expires_at', '<', cutoffs.verificationsBefore).executeTakeFirst(),
-    db.deleteFrom('customer_auth_login_failures').where('failed_at', '<', cutoffs.failuresBefore).executeTakeFirst(),
+    sessions.deleteAcrossOwners(db).where('expires_at', '<', cutoffs.sessionsBefore).executeTakeFirst(),
+    challenges.deleteAcrossOwners(db).where('expires_at', '<', cutoffs.challengesBefore).executeTakeFirst(),
+    verifications.deleteAcrossOwners(db).where('expires_at', '<', cutoffs.verificationsBefore).executeTakeFirst(),
+    loginFailures.deleteAcrossOwners(db).where('failed_at', '<', cutoffs.failuresBefore).executeTakeFirst(),
   ]);
   return results.reduce((sum, result) => sum + Number(result.numDeletedRows), 0);
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ExpectedUpdatedAt } from '../../platform/concurrency.js';
-import { Nullable, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { Nullable, PathParams, Timestamp, Uuid, UuidParam } from '../../platform/http/schemas.js';
 import { ListQuery } from '../../platform/pagination/index.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { USER_STATUSES } from './tables.js';
@@ -172,7 +172,7 @@ export const VerifySessionBody = Type.Object(
   { additionalProperties: false, examples: [{ token: 'cas_Qm9yZSB0aGFuIDMyIGJ5dGVzIG9mIHJhbmRvbW5lc3M' }] },
 );
 
-export const JtiParams = Type.Object({ jti: Type.String() }, { additionalProperties: false });
+export const JtiParams = PathParams({ jti: UuidParam });
 export const RevokedSession = Type.Object({ jti: Uuid, revoked: Type.Literal(true) });
 export const ListSessionsQuery = ListQuery({});
 

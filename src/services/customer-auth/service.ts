@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import type { PageRequest } from '../../db/paging.js';
 import { addMilliseconds, DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/clock.js';
-import { isUuid, newId } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
+import { cleanText } from '../../lib/text.js';
 import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
-import { AppError, notFound, type ErrorDetail } from '../../platform/errors/app-error.js';
+import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
-import type { PageRequest } from '../../platform/pagination/index.js';
 import { findTenant } from '../../platform/tenants/repository.js';
 import { hashPassword, passwordProblem, verifyPassword, warmUpPasswordHashing } from './passwords.js';
 import * as repository from './repository.js';
-import type { AuthDb, CredentialRow, Owner, UserFilters, UserRow } from './repository.js';
+import type { AuthDb, CredentialRow, UserChanges, UserFilters, UserRow } from './repository.js';
 import {
   MAX_METADATA_BYTES,
   type ActiveSessionView,
@@ -25,7 +26,6 @@ import {
   type UpdateUserInput,
 } from './schemas.js';
 import { open, seal } from './secret-box.js';
-import type { CustomerAuthUsersTable } from './tables.js';
 import { emailKey, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_COUNT, sha256Hex } from './tokens.js';
 import { base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from './totp.js';
 
@@ -65,19 +65,19 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
   }
 
   async function requireUser(tx: AuthDb, ctx: RequestContext, id: string, options: { forUpdate?: boolean } = {}): Promise<UserRow> {
-    const row = isUuid(id) ? await repository.findUser(tx, owner(ctx), id, options) : undefined;
+    const row = await repository.findUser(tx, ctx, id, options);
     if (!row) throw notFound('End user');
     return row;
   }
 
   async function requireCredentials(tx: AuthDb, ctx: RequestContext, id: string): Promise<CredentialRow> {
-    const row = isUuid(id) ? await repository.findCredentials(tx, owner(ctx), id, { forUpdate: true }) : undefined;
+    const row = await repository.findCredentials(tx, ctx, id, { forUpdate: true });
     if (!row) throw notFound('End user');
     return row;
   }
 
   async function emailTaken(ctx: RequestContext, email: string): Promise<AppError> {
-    const existing = await repository.findUserIdByEmail(auth, owner(ctx), email);
+    const existing = await repository.findUserIdByEmail(auth, ctx, email);
     return new AppError('email_taken', 'An end user with this email already exists.', [
       { path: 'email', code: 'already_exists', message: 'This email is used by another end user.', ...(existing ? { user_id: existing.id } : {}) },
     ]);
@@ -90,10 +90,8 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
   /** Issues a session inside `tx`: the row, last_login_at, and the failure count cleared. */
   async function startSession(tx: AuthDb, ctx: RequestContext, user: CredentialRow): Promise<{ user: EndUserView; session: IssuedSessionView }> {
     const { token, hash } = newToken('session');
-    const session = await repository.insertSession(tx, {
+    const session = await repository.insertSession(tx, ctx, {
       jti: newId(),
-      tenant_id: ctx.tenantId,
-      mode: ctx.mode,
       user_id: user.id,
       token_hash: hash,
       issued_at: ctx.now,
@@ -101,8 +99,8 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
       last_used_at: null,
     });
     // Signing in is not an edit of the profile: updated_at (the concurrency version) stays.
-    const updated = await repository.updateUser(tx, owner(ctx), user.id, { last_login_at: ctx.now });
-    await repository.clearLoginFailures(tx, owner(ctx), emailKey(user.email));
+    const updated = await repository.updateUser(tx, ctx, user.id, { last_login_at: ctx.now });
+    await repository.clearLoginFailures(tx, ctx, emailKey(user.email));
     return {
       user: presentUser(updated),
       session: { token, jti: session.jti, issued_at: toIso(session.issued_at), expires_at: toIso(session.expires_at) },
@@ -112,18 +110,18 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
   /** Checks a TOTP or recovery code for `user` and consumes it; false when it is not good (now). */
   async function acceptSecondFactor(tx: AuthDb, ctx: RequestContext, user: CredentialRow, code: string): Promise<boolean> {
     const recoveryCode = normalizeRecoveryCode(code);
-    if (recoveryCode !== undefined) return repository.useRecoveryCode(tx, owner(ctx), user.id, sha256Hex(recoveryCode), ctx.now);
+    if (recoveryCode !== undefined) return repository.useRecoveryCode(tx, ctx, user.id, sha256Hex(recoveryCode), ctx.now);
     if (user.totp_secret === null) return false;
     const secret = open(secretsKey, user.totp_secret, totpContext(ctx, user.id));
     const step = matchTotp(secret, code.replace(/\s+/g, ''), ctx.now, user.totp_last_step);
-    return step !== undefined && (await repository.acceptTotpStep(tx, owner(ctx), user.id, step));
+    return step !== undefined && (await repository.acceptTotpStep(tx, ctx, user.id, step));
   }
 
   async function newRecoveryCodes(tx: AuthDb, ctx: RequestContext, userId: string): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     await repository.replaceRecoveryCodes(
       tx,
-      owner(ctx),
+      ctx,
       userId,
       codes.map((code) => sha256Hex(code)),
       codes.map(() => newId()),
@@ -145,10 +143,8 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         passwordHash = await hashPassword(input.password);
       }
       try {
-        const row = await repository.insertUser(auth, {
+        const row = await repository.insertUser(auth, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           email,
           name: name ?? null,
           profile_picture_url: input.profile_picture_url ?? null,
@@ -178,12 +174,11 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     },
 
     async listUsers(ctx: RequestContext, filters: UserFilters, page: PageRequest) {
-      const { rows, total } = await repository.listUsers(auth, owner(ctx), filters, page);
+      const { rows, total } = await repository.listUsers(auth, ctx, filters, page);
       return { rows: rows.map(presentUser), total };
     },
 
     async updateUser(ctx: RequestContext, id: string, input: UpdateUserInput): Promise<EndUserView> {
-      if (!isUuid(id)) throw notFound('End user');
       const email = input.email?.toLowerCase();
       const name = cleanName(input.name);
       const metadata = input.metadata === undefined ? undefined : checkMetadata(input.metadata);
@@ -191,21 +186,21 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         return await inTransaction(async (tx) => {
           const current = await requireUser(tx, ctx, id, { forUpdate: true });
           assertFresh(input.expected_updated_at, current.updated_at);
-          const changes: Partial<CustomerAuthUsersTable> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
+          const changes: UserChanges = { updated_at: nextUpdatedAt(current.updated_at, ctx.now) };
           if (email !== undefined && email !== current.email) {
             // A new address is unproven: verification starts again, and old links die.
             changes.email = email;
             changes.email_verified_at = null;
-            await repository.deleteOpenVerifications(tx, owner(ctx), id);
+            await repository.deleteOpenVerifications(tx, ctx, id);
           }
           if (name !== undefined) changes.name = name;
           if (input.profile_picture_url !== undefined) changes.profile_picture_url = input.profile_picture_url;
           if (metadata !== undefined) changes.metadata = metadata;
           if (input.status !== undefined && input.status !== current.status) {
             changes.status = input.status;
-            if (input.status === 'disabled') await repository.deleteUserSessions(tx, owner(ctx), id);
+            if (input.status === 'disabled') await repository.deleteUserSessions(tx, ctx, id);
           }
-          return presentUser(await repository.updateUser(tx, owner(ctx), id, changes));
+          return presentUser(await repository.updateUser(tx, ctx, id, changes));
         });
       } catch (error) {
         if (email !== undefined && repository.isUniqueViolation(error, repository.EMAIL_INDEX)) throw await emailTaken(ctx, email);
@@ -215,7 +210,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
 
     /** Deletes the user with its sessions, challenges, recovery codes and verification tokens. */
     async deleteUser(ctx: RequestContext, id: string): Promise<{ id: string; deleted: true }> {
-      if (!isUuid(id) || !(await repository.deleteUser(auth, owner(ctx), id))) throw notFound('End user');
+      if (!(await repository.deleteUser(auth, ctx, id))) throw notFound('End user');
       return { id, deleted: true as const };
     },
 
@@ -227,8 +222,8 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
       return inTransaction(async (tx) => {
         const current = await requireUser(tx, ctx, id, { forUpdate: true });
         if (current.email !== user.email) assertAcceptablePassword(input.password, current.email);
-        if (input.revoke_sessions !== false) await repository.deleteUserSessions(tx, owner(ctx), id);
-        const row = await repository.updateUser(tx, owner(ctx), id, { password_hash: passwordHash, updated_at: nextUpdatedAt(current.updated_at, ctx.now) });
+        if (input.revoke_sessions !== false) await repository.deleteUserSessions(tx, ctx, id);
+        const row = await repository.updateUser(tx, ctx, id, { password_hash: passwordHash, updated_at: nextUpdatedAt(current.updated_at, ctx.now) });
         return presentUser(row);
       });
     },
@@ -238,13 +233,11 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     async createEmailVerification(ctx: RequestContext, id: string): Promise<{ token: string; expires_at: string }> {
       return inTransaction(async (tx) => {
         const user = await requireUser(tx, ctx, id, { forUpdate: true });
-        await repository.deleteOpenVerifications(tx, owner(ctx), id);
+        await repository.deleteOpenVerifications(tx, ctx, id);
         const { token, hash } = newToken('verification');
         const expiresAt = addMilliseconds(ctx.now, VERIFICATION_TTL_MS);
-        await repository.insertVerification(tx, {
+        await repository.insertVerification(tx, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           user_id: id,
           email: user.email,
           token_hash: hash,
@@ -258,7 +251,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
 
     async completeEmailVerification(ctx: RequestContext, token: string): Promise<EndUserView> {
       return inTransaction(async (tx) => {
-        const verification = await repository.findVerificationByTokenHash(tx, owner(ctx), sha256Hex(token), { forUpdate: true });
+        const verification = await repository.findVerificationByTokenHash(tx, ctx, sha256Hex(token), { forUpdate: true });
         if (!verification) throw verificationInvalid();
         if (verification.used_at !== null) {
           throw new AppError('verification_token_used', 'This verification token has already been used; issue a new one if needed.');
@@ -266,12 +259,12 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         if (verification.expires_at.getTime() <= ctx.now.getTime()) {
           throw new AppError('verification_token_expired', 'This verification token has expired; issue a new one.');
         }
-        const user = await repository.findUser(tx, owner(ctx), verification.user_id, { forUpdate: true });
+        const user = await repository.findUser(tx, ctx, verification.user_id, { forUpdate: true });
         // Tokens of an address the user no longer has are deleted on change; this is the second fence.
         if (!user || user.email !== verification.email) throw verificationInvalid();
-        await repository.markVerificationUsed(tx, owner(ctx), verification.id, ctx.now);
+        await repository.markVerificationUsed(tx, ctx, verification.id, ctx.now);
         if (user.email_verified_at !== null) return presentUser(user);
-        const row = await repository.updateUser(tx, owner(ctx), user.id, { email_verified_at: ctx.now, updated_at: nextUpdatedAt(user.updated_at, ctx.now) });
+        const row = await repository.updateUser(tx, ctx, user.id, { email_verified_at: ctx.now, updated_at: nextUpdatedAt(user.updated_at, ctx.now) });
         return presentUser(row);
       });
     },
@@ -288,31 +281,29 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
       const email = input.email.trim().toLowerCase();
       const key = emailKey(email);
       const attemptId = newId();
-      await repository.insertLoginFailure(auth, owner(ctx), { id: attemptId, email_key: key, failed_at: ctx.now });
-      const earlier = await repository.recentLoginFailures(auth, owner(ctx), key, lockoutWindowStart(ctx.now), LOCKOUT_THRESHOLD, attemptId);
+      await repository.insertLoginFailure(auth, ctx, { id: attemptId, email_key: key, failed_at: ctx.now });
+      const earlier = await repository.recentLoginFailures(auth, ctx, key, lockoutWindowStart(ctx.now), LOCKOUT_THRESHOLD, attemptId);
       if (earlier.length >= LOCKOUT_THRESHOLD) {
-        await repository.deleteLoginFailure(auth, owner(ctx), attemptId);
+        await repository.deleteLoginFailure(auth, ctx, attemptId);
         throw tooManyAttempts(earlier, ctx.now);
       }
 
-      const user = await repository.findCredentialsByEmail(auth, owner(ctx), email);
+      const user = await repository.findCredentialsByEmail(auth, ctx, email);
       // Always one scrypt: an unknown address or an account without a password costs the same.
       const check = await verifyPassword(user?.password_hash, input.password);
       if (!user || !check.ok || user.status !== 'active') {
         throw new AppError('invalid_credentials', 'The email or password is incorrect.');
       }
-      await repository.deleteLoginFailure(auth, owner(ctx), attemptId);
+      await repository.deleteLoginFailure(auth, ctx, attemptId);
       if (check.needsRehash) {
-        await repository.updateUser(auth, owner(ctx), user.id, { password_hash: await hashPassword(input.password) });
+        await repository.updateUser(auth, ctx, user.id, { password_hash: await hashPassword(input.password) });
       }
 
       if (user.mfa_enabled) {
         const { token, hash } = newToken('challenge');
         const expiresAt = addMilliseconds(ctx.now, CHALLENGE_TTL_MS);
-        await repository.insertChallenge(auth, {
+        await repository.insertChallenge(auth, ctx, {
           id: newId(),
-          tenant_id: ctx.tenantId,
-          mode: ctx.mode,
           user_id: user.id,
           token_hash: hash,
           failed_attempts: 0,
@@ -332,7 +323,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
      */
     async completeMfaLogin(ctx: RequestContext, input: MfaLoginInput): Promise<{ user: EndUserView; session: IssuedSessionView }> {
       const outcome = await inTransaction(async (tx) => {
-        const challenge = await repository.findChallengeByTokenHash(tx, owner(ctx), sha256Hex(input.challenge_token), { forUpdate: true });
+        const challenge = await repository.findChallengeByTokenHash(tx, ctx, sha256Hex(input.challenge_token), { forUpdate: true });
         if (
           !challenge ||
           challenge.used_at !== null ||
@@ -341,21 +332,21 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         ) {
           return { kind: 'invalid_challenge' as const };
         }
-        const user = await repository.findCredentials(tx, owner(ctx), challenge.user_id, { forUpdate: true });
+        const user = await repository.findCredentials(tx, ctx, challenge.user_id, { forUpdate: true });
         if (!user || user.status !== 'active' || !user.mfa_enabled) {
-          await repository.updateChallenge(tx, owner(ctx), challenge.id, { used_at: ctx.now });
+          await repository.updateChallenge(tx, ctx, challenge.id, { used_at: ctx.now });
           return { kind: 'invalid_challenge' as const };
         }
         const key = emailKey(user.email);
-        const earlier = await repository.recentLoginFailures(tx, owner(ctx), key, lockoutWindowStart(ctx.now), LOCKOUT_THRESHOLD);
+        const earlier = await repository.recentLoginFailures(tx, ctx, key, lockoutWindowStart(ctx.now), LOCKOUT_THRESHOLD);
         if (earlier.length >= LOCKOUT_THRESHOLD) return { kind: 'locked' as const, earlier };
 
         if (!(await acceptSecondFactor(tx, ctx, user, input.code))) {
-          await repository.updateChallenge(tx, owner(ctx), challenge.id, { failed_attempts: challenge.failed_attempts + 1 });
-          await repository.insertLoginFailure(tx, owner(ctx), { id: newId(), email_key: key, failed_at: ctx.now });
+          await repository.updateChallenge(tx, ctx, challenge.id, { failed_attempts: challenge.failed_attempts + 1 });
+          await repository.insertLoginFailure(tx, ctx, { id: newId(), email_key: key, failed_at: ctx.now });
           return { kind: 'wrong_code' as const };
         }
-        await repository.updateChallenge(tx, owner(ctx), challenge.id, { used_at: ctx.now });
+        await repository.updateChallenge(tx, ctx, challenge.id, { used_at: ctx.now });
         return { kind: 'session' as const, result: await startSession(tx, ctx, user) };
       });
       switch (outcome.kind) {
@@ -373,18 +364,18 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     // Sessions
 
     async verifySession(ctx: RequestContext, token: string): Promise<{ user: EndUserView; session: SessionInfoView }> {
-      const session = await repository.findSessionByTokenHash(auth, owner(ctx), sha256Hex(token));
-      const user = session && session.expires_at.getTime() > ctx.now.getTime() ? await repository.findUser(auth, owner(ctx), session.user_id) : undefined;
+      const session = await repository.findSessionByTokenHash(auth, ctx, sha256Hex(token));
+      const user = session && session.expires_at.getTime() > ctx.now.getTime() ? await repository.findUser(auth, ctx, session.user_id) : undefined;
       if (!session || !user || user.status !== 'active') {
         throw new AppError('invalid_session', 'The session token is unknown, expired or revoked, or its user is disabled.');
       }
-      await repository.touchSession(auth, owner(ctx), session.jti, ctx.now);
+      await repository.touchSession(auth, ctx, session.jti, ctx.now);
       return { user: presentUser(user), session: { jti: session.jti, issued_at: toIso(session.issued_at), expires_at: toIso(session.expires_at) } };
     },
 
     async listSessions(ctx: RequestContext, userId: string, page: PageRequest): Promise<{ rows: ActiveSessionView[]; total: number }> {
       await requireUser(auth, ctx, userId);
-      const { rows, total } = await repository.listActiveSessions(auth, owner(ctx), userId, ctx.now, page);
+      const { rows, total } = await repository.listActiveSessions(auth, ctx, userId, ctx.now, page);
       return {
         rows: rows.map((row) => ({ jti: row.jti, issued_at: toIso(row.issued_at), expires_at: toIso(row.expires_at), last_used_at: toIso(row.last_used_at) })),
         total,
@@ -392,21 +383,20 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     },
 
     async revokeSession(ctx: RequestContext, jti: string): Promise<{ jti: string; revoked: true }> {
-      if (!isUuid(jti) || !(await repository.deleteSession(auth, owner(ctx), jti))) throw notFound('Session');
+      if (!(await repository.deleteSession(auth, ctx, jti))) throw notFound('Session');
       return { jti, revoked: true as const };
     },
 
     // TOTP
 
     async startTotpEnrollment(ctx: RequestContext, id: string): Promise<{ secret: string; otpauth_url: string }> {
-      if (!isUuid(id)) throw notFound('End user');
       const issuer = (await findTenant(db, ctx.tenantId))?.name.trim() || DEFAULT_ISSUER;
       return inTransaction(async (tx) => {
         const user = await requireCredentials(tx, ctx, id);
         if (user.mfa_enabled) throw new AppError('mfa_already_enabled', 'TOTP is already enabled for this user; turn it off first to enrol a new device.');
         const secret = randomBytes(TOTP_SECRET_BYTES);
         // Re-enrolling before confirming replaces the pending secret.
-        await repository.updateUser(tx, owner(ctx), id, { totp_pending_secret: seal(secretsKey, secret, totpContext(ctx, id)) });
+        await repository.updateUser(tx, ctx, id, { totp_pending_secret: seal(secretsKey, secret, totpContext(ctx, id)) });
         const encoded = base32Encode(secret);
         return { secret: encoded, otpauth_url: otpauthUrl({ issuer, account: user.email, secret: encoded }) };
       });
@@ -420,12 +410,13 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         const secret = open(secretsKey, user.totp_pending_secret, totpContext(ctx, id));
         const step = matchTotp(secret, code.replace(/\s+/g, ''), ctx.now, null);
         if (step === undefined) {
-          throw new AppError('validation_failed', 'The code does not match the pending TOTP secret.', [
-            { path: 'code', code: 'invalid_mfa_code', message: 'code is not the current code of the authenticator (check the device clock).' },
-          ]);
+          throw validationFailed(
+            [{ path: 'code', code: 'invalid_mfa_code', message: 'code is not the current code of the authenticator (check the device clock).' }],
+            'The code does not match the pending TOTP secret.',
+          );
         }
         const recoveryCodes = await newRecoveryCodes(tx, ctx, id);
-        const row = await repository.updateUser(tx, owner(ctx), id, {
+        const row = await repository.updateUser(tx, ctx, id, {
           totp_secret: user.totp_pending_secret,
           totp_pending_secret: null,
           // The confirming code's step counts as used (RFC 6238 5.2).
@@ -442,8 +433,8 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
       return inTransaction(async (tx) => {
         const user = await requireCredentials(tx, ctx, id);
         if (!user.mfa_enabled && user.totp_pending_secret === null) throw new AppError('mfa_not_enabled', 'TOTP is not enabled (nor pending) for this user.');
-        await repository.deleteRecoveryCodes(tx, owner(ctx), id);
-        const row = await repository.updateUser(tx, owner(ctx), id, {
+        await repository.deleteRecoveryCodes(tx, ctx, id);
+        const row = await repository.updateUser(tx, ctx, id, {
           totp_secret: null,
           totp_pending_secret: null,
           totp_last_step: null,
@@ -498,10 +489,6 @@ export function registerCustomerAuthJobs(jobs: JobRunner, db: Db): void {
   jobs.register(SWEEP_JOB, createSweepHandler(db));
 }
 
-function owner(ctx: RequestContext): Owner {
-  return { tenantId: ctx.tenantId, mode: ctx.mode };
-}
-
 function lockoutWindowStart(now: Date): Date {
   return addMilliseconds(now, -LOCKOUT_WINDOW_MS);
 }
@@ -524,12 +511,9 @@ function verificationInvalid(): AppError {
 
 function assertAcceptablePassword(password: string, email: string): void {
   const problem = passwordProblem(password, email);
-  if (problem) throw new AppError('validation_failed', 'The request is not valid; see details.', [{ path: 'password', ...problem }]);
+  if (problem) throw invalidField('password', problem.code, problem.message);
 }
 
-function invalid(path: string, code: string, message: string): AppError {
-  return new AppError('validation_failed', 'The request is not valid; see details.', [{ path, code, message } satisfies ErrorDetail]);
-}
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -537,11 +521,13 @@ function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
-/** Trimmed; a lone UTF-16 surrogate is refused (PostgreSQL would store a replacement character). */
+/**
+ * Trimmed (the schema already asks for a visible character, so it never turns blank); a lone
+ * UTF-16 surrogate is refused (PostgreSQL would store a replacement character).
+ */
 function cleanName(name: string | null | undefined): string | null | undefined {
-  if (name === undefined || name === null) return name;
-  if (!isWellFormedText(name)) throw invalid('name', 'invalid_format', 'name is not valid Unicode text.');
-  return name.trim();
+  if (typeof name === 'string' && !isWellFormedText(name)) throw invalidField('name', 'invalid_format', 'name is not valid Unicode text.');
+  return cleanText(name);
 }
 
 /**
@@ -554,17 +540,17 @@ function checkMetadata(metadata: Record<string, unknown>): Record<string, unknow
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (badText(value)) throw invalid('metadata', 'invalid_value', 'metadata strings must not contain NUL characters or unpaired surrogates.');
+      if (badText(value)) throw invalidField('metadata', 'invalid_value', 'metadata strings must not contain NUL characters or unpaired surrogates.');
     } else if (value !== null && typeof value === 'object') {
-      if (depth > MAX_METADATA_DEPTH) throw invalid('metadata', 'invalid_value', `metadata may nest at most ${MAX_METADATA_DEPTH} levels deep.`);
+      if (depth > MAX_METADATA_DEPTH) throw invalidField('metadata', 'invalid_value', `metadata may nest at most ${MAX_METADATA_DEPTH} levels deep.`);
       for (const [key, child] of Object.entries(value)) {
-        if (badText(key)) throw invalid('metadata', 'invalid_value', 'metadata keys must not contain NUL characters or unpaired surrogates.');
+        if (badText(key)) throw invalidField('metadata', 'invalid_value', 'metadata keys must not contain NUL characters or unpaired surrogates.');
         stack.push({ value: child, depth: depth + 1 });
       }
     }
   }
   if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_BYTES) {
-    throw invalid('metadata', 'invalid_length', `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON.`);
+    throw invalidField('metadata', 'invalid_length', `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON.`);
   }
   return metadata;
 }
