@@ -9,7 +9,7 @@ const directRunners = new WeakMap<Kysely<any>, StatementRunner>();
 /**
  * Lets compiled statements on `db` (the pool-wide instance, never a transaction, which is
  * another object) skip Kysely's executor and run on the pool directly: prepared queries and
- * list pages (`selectPage`) go through `executeCompiled`.
+ * owned-table statements and lists (db/owned.ts) go through `executeCompiled`.
  *
  * Kysely's executor keeps several async frames of its own suspended while a statement waits
  * for a pooled connection and for its result. Under load that wait spans young-generation
