@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DataEnvelope, IdParams, Nullable, Timestamp, Uuid } from '../http/schemas.js';
+import { DataEnvelope, IdParams, Nullable, PathParams, Timestamp, Uuid, UuidParam } from '../http/schemas.js';
 import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import type { TenantAdmin } from '../tenants/service.js';
@@ -32,7 +32,7 @@ const CreatedApiKey = Type.Object({
   created_at: Timestamp,
 });
 
-const TenantParams = Type.Object({ tenant_id: Type.String() }, { additionalProperties: false });
+const TenantParams = PathParams({ tenant_id: UuidParam });
 
 /** Operator API under /admin/v1, mounted only when ADMIN_TOKEN is set. */
 export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {
