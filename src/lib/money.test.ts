@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { add, compare, DecimalFormatError, formatMinorUnits, multiply, parseDecimal, roundHalfUp, significantDecimals, subtract, toFixed, toMinorUnits } from './money.js';
+import { add, compare, DecimalFormatError, formatMinorUnits, multiply, parseDecimal, roundHalfUp, significantDecimals, subtract, toFixed, toMinorUnits, trimDecimalText } from './money.js';
 
 const d = parseDecimal;
 
@@ -68,5 +68,26 @@ describe('minor units', () => {
     expect(formatMinorUnits(5n)).toBe('0.05');
     expect(formatMinorUnits(-5n)).toBe('-0.05');
     expect(formatMinorUnits(0n)).toBe('0.00');
+  });
+});
+
+describe('stored decimal text', () => {
+  it('keeps only the decimals needed, at least the minimum, exactly as the BigInt path does', () => {
+    expect(trimDecimalText('2.0000')).toBe('2');
+    expect(trimDecimalText('100.5000', 2)).toBe('100.50');
+    expect(trimDecimalText('5.1', 2)).toBe('5.10');
+    expect(trimDecimalText('0.0000', 2)).toBe('0.00');
+    expect(trimDecimalText('33.3330', 2)).toBe('33.333');
+    expect(trimDecimalText('7', 2)).toBe('7.00');
+    expect(trimDecimalText('-1.5000')).toBe('-1.5');
+    for (let index = 0; index < 5_000; index += 1) {
+      const whole = String(Math.floor(Math.random() * 10 ** Math.floor(Math.random() * 12)));
+      const decimals = Math.floor(Math.random() * 7);
+      const text = decimals === 0 ? whole : `${whole}.${String(Math.floor(Math.random() * 10 ** decimals)).padStart(decimals, '0')}`;
+      for (const minimum of [0, 2, 4]) {
+        const value = parseDecimal(text);
+        expect(trimDecimalText(text, minimum)).toBe(toFixed(value, Math.max(minimum, significantDecimals(value))));
+      }
+    }
   });
 });

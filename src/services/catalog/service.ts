@@ -3,6 +3,7 @@ import type { OwnedInsert } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { normalizeCurrency } from '../../lib/currency.js';
 import { isUuid, newId } from '../../lib/ids.js';
+import { groupBy } from '../../lib/group.js';
 import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
@@ -189,7 +190,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     async listProducts(ctx: RequestContext, filters: { active?: 'true' | 'false' }, page: PageRequest) {
       const { rows, total } = await repository.listProducts(catalog, ctx, { active: toBoolean(filters.active) }, page);
       const prices = await repository.pricesOfProducts(catalog, ctx, rows.map((row) => row.id));
-      return { rows: rows.map((row) => presentProduct(row, prices.filter((price) => price.product_id === row.id))), total };
+      const pricesOf = groupBy(prices, (price) => price.product_id);
+      return { rows: rows.map((row) => presentProduct(row, pricesOf.get(row.id) ?? [])), total };
     },
 
     async updateProduct(ctx: RequestContext, id: string, input: UpdateProductInput): Promise<ProductView> {

@@ -1,4 +1,5 @@
 import { normalizeCurrency } from '../../lib/currency.js';
+import { groupBy } from '../../lib/group.js';
 import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
@@ -124,16 +125,9 @@ export function createInvoiceRules(db: InvoicingDb) {
       );
       const ids = rows.map((row) => row.id);
       const [lines, payments] = await Promise.all([repository.findLines(db, ctx, ids), repository.findPayments(db, ctx, ids)]);
-      return {
-        rows: rows.map((row) =>
-          presentInvoice(
-            row,
-            lines.filter((line) => line.invoice_id === row.id),
-            payments.filter((payment) => payment.invoice_id === row.id),
-          ),
-        ),
-        total,
-      };
+      const linesOf = groupBy(lines, (line) => line.invoice_id);
+      const paymentsOf = groupBy(payments, (payment) => payment.invoice_id);
+      return { rows: rows.map((row) => presentInvoice(row, linesOf.get(row.id) ?? [], paymentsOf.get(row.id) ?? [])), total };
     },
 
     /** Drafts only: the fields sent change; `line_items` replaces every line and the totals. */

@@ -1,6 +1,6 @@
-import { parseDecimal } from '../../lib/money.js';
+import { trimDecimalText } from '../../lib/money.js';
 import { toIso } from '../../lib/timestamps.js';
-import { money, plain, price } from './amounts.js';
+import { MONEY_DECIMALS, money } from './amounts.js';
 import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
 import type {
   ApprovalPolicyView,
@@ -32,9 +32,9 @@ export function presentLine(row: LineItemRow): LineItemView {
   return {
     id: jsonId(row.id),
     description: row.description,
-    quantity: plain(parseDecimal(row.quantity)),
-    unit_price: price(parseDecimal(row.unit_price)),
-    tax_rate: row.tax_rate === null ? null : plain(parseDecimal(row.tax_rate)),
+    quantity: trimDecimalText(row.quantity),
+    unit_price: trimDecimalText(row.unit_price, MONEY_DECIMALS),
+    tax_rate: row.tax_rate === null ? null : trimDecimalText(row.tax_rate),
     subtotal: money(row.subtotal_minor),
     tax: money(row.tax_minor),
     total: money(row.subtotal_minor + row.tax_minor),
