@@ -1,4 +1,4 @@
-import { Type, type Static, type TProperties, type TSchema } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 
 /** The one error body; referenced by every operation's error responses. */
 export const ErrorResponse = Type.Object(
@@ -35,7 +35,16 @@ export const ErrorResponse = Type.Object(
 
 export const ErrorRef = Type.Unsafe<unknown>({ $ref: 'ErrorResponse#' });
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-21T09:30:00.000Z'] });
+/**
+ * A timestamp in a reply: ISO 8601 UTC with milliseconds. Presenters hand over the Date as the
+ * database returned it and the response serialiser writes it in that format (faster than
+ * `toISOString()` plus escaping the text, on every row of every list); a string is written as is.
+ */
+export function TimestampField(description: string) {
+  return Type.Unsafe<string | Date>(Type.String({ format: 'date-time', description, examples: ['2026-11-21T09:30:00.000Z'] }));
+}
+
+export const Timestamp = TimestampField('ISO 8601 UTC with milliseconds.');
 
 export const CURRENCY_FORMAT = 'iso-4217';
 
@@ -66,12 +75,12 @@ export function isInt64Id(value: string): boolean {
  * `anyOf`: the response serialiser then needs a type check instead of running a
  * validator per value, which matters on every row of every list.
  */
-export function Nullable<T extends TSchema>(schema: T) {
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const type = (schema as { type?: unknown }).type;
   if (typeof type === 'string' && type !== 'object' && type !== 'array' && !('anyOf' in schema)) {
     return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
   }
-  return Type.Union([schema, Type.Null()]);
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
 }
 
 export function DataEnvelope<T extends TSchema>(item: T) {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { ExpectedUpdatedAt } from '../../platform/concurrency.js';
-import { Nullable, PathParams, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { Nullable, PathParams, Timestamp, TimestampField, Uuid } from '../../platform/http/schemas.js';
 import { ListQuery } from '../../platform/pagination/index.js';
 
 export const POST_STATUSES = ['draft', 'scheduled', 'published', 'archived'] as const;
@@ -17,7 +17,6 @@ const PostStatus = Type.Enum([...POST_STATUSES], {
 });
 const SubscriberStatus = (description = 'active (receives the newsletter), unsubscribed (asked to stop), bounced (mail to the address fails).') =>
   Type.Enum([...SUBSCRIBER_STATUSES], { description });
-const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-21T09:30:00.000Z'] });
 
 /** No control characters, and at least one visible character. */
 const PRINTABLE_TEXT = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
@@ -68,7 +67,7 @@ export const Post = Type.Object({
   content_html: Type.String({ description: 'The Markdown rendered to HTML: raw HTML escaped, unsafe links dropped, links rel="noopener noreferrer nofollow". Empty for empty content.' }),
   status: PostStatus,
   published_at: Nullable(Timestamp),
-  scheduled_for: Nullable(Instant('When a scheduled post goes live; null unless status is scheduled.')),
+  scheduled_for: Nullable(TimestampField('When a scheduled post goes live; null unless status is scheduled.')),
   categories: Type.Array(Type.String()),
   tags: Type.Array(Type.String()),
   author_name: Nullable(Type.String()),
@@ -177,7 +176,7 @@ export const Subscriber = Type.Object({
   status: SubscriberStatus(),
   source: Type.String({ description: 'How the subscriber was added, e.g. api, import, form.' }),
   subscribed_at: Timestamp,
-  unsubscribed_at: Nullable(Instant('When they unsubscribed; null unless status is unsubscribed.')),
+  unsubscribed_at: Nullable(TimestampField('When they unsubscribed; null unless status is unsubscribed.')),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

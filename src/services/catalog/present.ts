@@ -1,4 +1,3 @@
-import { toIso } from '../../lib/timestamps.js';
 import type { CouponRow, PriceRow, ProductRow, SubscriptionRow } from './repository.js';
 import type { CouponView, PriceView, ProductView, SubscriptionView } from './schemas.js';
 
@@ -20,7 +19,7 @@ export function presentPrice(row: PriceRow, defaultPriceId: string | null): Pric
     billing_interval: row.billing_interval,
     interval_count: row.interval_count,
     default: row.id === defaultPriceId,
-    created_at: toIso(row.created_at),
+    created_at: row.created_at,
   };
 }
 
@@ -33,8 +32,8 @@ export function presentProduct(row: ProductRow, prices: PriceRow[]): ProductView
     active: row.active,
     default_price_id: row.default_price_id,
     prices: prices.map((price) => presentPrice(price, row.default_price_id)),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -60,12 +59,12 @@ export function presentCoupon(row: CouponRow, now: Date): CouponView {
     currency: row.currency,
     max_redemptions: row.max_redemptions,
     redeemed_count: row.redeemed_count,
-    starts_at: toIso(row.starts_at),
-    expires_at: toIso(row.expires_at),
+    starts_at: row.starts_at,
+    expires_at: row.expires_at,
     active: row.active,
     redeemable: isRedeemable(row, now),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -102,14 +101,14 @@ export function presentSubscription(row: SubscriptionRow, names: SubscriptionNam
     currency: row.currency,
     billing_interval: row.billing_interval,
     interval_count: row.interval_count,
-    billing_cycle_anchor: toIso(row.billing_cycle_anchor),
-    current_period_start: toIso(row.current_period_start),
-    current_period_end: toIso(row.current_period_end),
+    billing_cycle_anchor: row.billing_cycle_anchor,
+    current_period_start: row.current_period_start,
+    current_period_end: row.current_period_end,
     cancel_at_period_end: row.cancel_at_period_end,
-    canceled_at: toIso(row.canceled_at),
-    trial_end: toIso(row.trial_end),
-    pause_resumes_at: toIso(row.pause_resumes_at),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    canceled_at: row.canceled_at,
+    trial_end: row.trial_end,
+    pause_resumes_at: row.pause_resumes_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

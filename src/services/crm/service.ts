@@ -2,7 +2,6 @@ import type { Db } from '../../db/database.js';
 import type { Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { invalidField, notFound } from '../../platform/errors/app-error.js';
@@ -122,9 +121,9 @@ export function createCrmService({ db }: { db: Db }) {
 export type CrmService = ReturnType<typeof createCrmService>;
 
 function presentCompany(row: CompanyRow): CompanyView {
-  return { ...row, created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };
+  return { ...row, created_at: row.created_at, updated_at: row.updated_at };
 }
 
 function presentContact(row: ContactRow): ContactView {
-  return { ...row, created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };
+  return { ...row, created_at: row.created_at, updated_at: row.updated_at };
 }

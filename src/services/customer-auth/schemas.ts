@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ExpectedUpdatedAt } from '../../platform/concurrency.js';
-import { Nullable, PathParams, Timestamp, Uuid, UuidParam } from '../../platform/http/schemas.js';
+import { Nullable, PathParams, Timestamp, TimestampField, Uuid, UuidParam } from '../../platform/http/schemas.js';
 import { ListQuery } from '../../platform/pagination/index.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { USER_STATUSES } from './tables.js';
@@ -46,10 +46,10 @@ export const EndUser = Type.Object({
   name: Nullable(Type.String({ description: 'Display name.' })),
   profile_picture_url: Nullable(Type.String({ description: 'Avatar URL.' })),
   status: UserStatus(),
-  email_verified_at: Nullable(Type.String({ format: 'date-time', description: 'When the address was last verified; cleared when the email changes.' })),
+  email_verified_at: Nullable(TimestampField('When the address was last verified; cleared when the email changes.')),
   mfa_enabled: Type.Boolean({ description: 'Whether TOTP MFA is enabled.' }),
-  mfa_enabled_at: Nullable(Type.String({ format: 'date-time' })),
-  last_login_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful sign-in (password, or password and MFA).' })),
+  mfa_enabled_at: Nullable(Timestamp),
+  last_login_at: Nullable(TimestampField('Last successful sign-in (password, or password and MFA).')),
   created_at: Timestamp,
   updated_at: Timestamp,
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Tenant-defined metadata bag.' }),
@@ -134,7 +134,7 @@ export const ActiveSession = Type.Object({
   jti: Uuid,
   issued_at: Timestamp,
   expires_at: Timestamp,
-  last_used_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful verify (kept to the minute), or null.' })),
+  last_used_at: Nullable(TimestampField('Last successful verify (kept to the minute), or null.')),
 });
 
 export const UserWithSession = Type.Object({ user: EndUser, session: IssuedSession });

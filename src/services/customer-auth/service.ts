@@ -4,7 +4,6 @@ import type { PageRequest } from '../../db/paging.js';
 import { addMilliseconds, DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cleanText } from '../../lib/text.js';
-import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
@@ -53,7 +52,7 @@ export interface CustomerAuthDeps {
 
 export type LoginResult =
   | { kind: 'session'; user: EndUserView; session: IssuedSessionView }
-  | { kind: 'mfa'; mfa_required: true; challenge_token: string; expires_at: string };
+  | { kind: 'mfa'; mfa_required: true; challenge_token: string; expires_at: Date };
 
 /** End users of a tenant: accounts, passwords, email verification, sessions, TOTP MFA. */
 export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuthDeps) {
@@ -103,7 +102,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     await repository.clearLoginFailures(tx, ctx, emailKey(user.email));
     return {
       user: presentUser(updated),
-      session: { token, jti: session.jti, issued_at: toIso(session.issued_at), expires_at: toIso(session.expires_at) },
+      session: { token, jti: session.jti, issued_at: session.issued_at, expires_at: session.expires_at },
     };
   }
 
@@ -230,7 +229,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
 
     // Email verification
 
-    async createEmailVerification(ctx: RequestContext, id: string): Promise<{ token: string; expires_at: string }> {
+    async createEmailVerification(ctx: RequestContext, id: string): Promise<{ token: string; expires_at: Date }> {
       return inTransaction(async (tx) => {
         const user = await requireUser(tx, ctx, id, { forUpdate: true });
         await repository.deleteOpenVerifications(tx, ctx, id);
@@ -245,7 +244,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
           used_at: null,
           created_at: ctx.now,
         });
-        return { token, expires_at: toIso(expiresAt) };
+        return { token, expires_at: expiresAt };
       });
     },
 
@@ -311,7 +310,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
           used_at: null,
           created_at: ctx.now,
         });
-        return { kind: 'mfa', mfa_required: true, challenge_token: token, expires_at: toIso(expiresAt) };
+        return { kind: 'mfa', mfa_required: true, challenge_token: token, expires_at: expiresAt };
       }
       return { kind: 'session', ...(await inTransaction((tx) => startSession(tx, ctx, user))) };
     },
@@ -370,14 +369,14 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         throw new AppError('invalid_session', 'The session token is unknown, expired or revoked, or its user is disabled.');
       }
       await repository.touchSession(auth, ctx, session.jti, ctx.now);
-      return { user: presentUser(user), session: { jti: session.jti, issued_at: toIso(session.issued_at), expires_at: toIso(session.expires_at) } };
+      return { user: presentUser(user), session: { jti: session.jti, issued_at: session.issued_at, expires_at: session.expires_at } };
     },
 
     async listSessions(ctx: RequestContext, userId: string, page: PageRequest): Promise<{ rows: ActiveSessionView[]; total: number }> {
       await requireUser(auth, ctx, userId);
       const { rows, total } = await repository.listActiveSessions(auth, ctx, userId, ctx.now, page);
       return {
-        rows: rows.map((row) => ({ jti: row.jti, issued_at: toIso(row.issued_at), expires_at: toIso(row.expires_at), last_used_at: toIso(row.last_used_at) })),
+        rows: rows.map((row) => ({ jti: row.jti, issued_at: row.issued_at, expires_at: row.expires_at, last_used_at: row.last_used_at })),
         total,
       };
     },
@@ -562,12 +561,12 @@ export function presentUser(row: UserRow): EndUserView {
     name: row.name,
     profile_picture_url: row.profile_picture_url,
     status: row.status,
-    email_verified_at: toIso(row.email_verified_at),
+    email_verified_at: row.email_verified_at,
     mfa_enabled: row.mfa_enabled,
-    mfa_enabled_at: toIso(row.mfa_enabled_at),
-    last_login_at: toIso(row.last_login_at),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    mfa_enabled_at: row.mfa_enabled_at,
+    last_login_at: row.last_login_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
     metadata: row.metadata,
   };
 }

@@ -3,7 +3,6 @@ import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../db/paging.js';
 import { newId } from '../../lib/ids.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
-import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
@@ -265,8 +264,8 @@ function presentForm(row: FormRow): FormView {
     redirect_url: row.redirect_url,
     submission_count: row.submission_count,
     unread_count: row.unread_count,
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -276,8 +275,8 @@ function presentSubmission(row: SubmissionRow): SubmissionView {
     form_id: row.form_id,
     data: row.data,
     read: row.read,
-    read_at: toIso(row.read_at),
-    submitted_at: toIso(row.submitted_at),
+    read_at: row.read_at,
+    submitted_at: row.submitted_at,
     metadata: row.metadata,
   };
 }

@@ -1,5 +1,4 @@
 import { trimDecimalText } from '../../lib/money.js';
-import { toIso } from '../../lib/timestamps.js';
 import { MONEY_DECIMALS, money } from './amounts.js';
 import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
 import type {
@@ -19,7 +18,7 @@ function jsonId(value: string): number {
 }
 
 export function presentCustomer(row: CustomerRow): CustomerView {
-  return { ...row, id: jsonId(row.id), created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };
+  return { ...row, id: jsonId(row.id), created_at: row.created_at, updated_at: row.updated_at };
 }
 
 /** The create reply: the spec leaves `notes` out of it entirely. */
@@ -52,8 +51,8 @@ export function presentPayment(row: PaymentRow): PaymentView {
     currency: row.currency,
     method: row.method,
     reference: row.reference,
-    paid_at: toIso(row.paid_at),
-    created_at: toIso(row.created_at),
+    paid_at: row.paid_at,
+    created_at: row.created_at,
   };
 }
 
@@ -80,11 +79,11 @@ export function presentInvoice(row: InvoiceRow, lines: readonly LineItemRow[], p
     amount_refunded: money(row.amount_refunded_minor),
     amount_due: money(amountDueMinor(row)),
     payments: payments.map(presentPayment),
-    finalized_at: toIso(row.finalized_at),
-    paid_at: toIso(row.paid_at),
-    voided_at: toIso(row.voided_at),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    finalized_at: row.finalized_at,
+    paid_at: row.paid_at,
+    voided_at: row.voided_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -99,7 +98,7 @@ export function presentRefund(row: RefundRow): RefundView {
     method: row.method,
     reason: row.reason,
     approval_id: row.approval_id === null ? null : jsonId(row.approval_id),
-    created_at: toIso(row.created_at),
+    created_at: row.created_at,
   };
 }
 
@@ -109,7 +108,7 @@ export function presentPolicy(row: PolicyRow): ApprovalPolicyView {
     action: row.action,
     min_amount: money(row.min_amount_minor),
     currency: row.currency,
-    created_at: toIso(row.created_at),
+    created_at: row.created_at,
   };
 }
 
@@ -129,10 +128,10 @@ export function presentApproval(row: ApprovalRow, refund: RefundRow | undefined)
     },
     requested_by_key_id: row.requested_by_key_id,
     decided_by_key_id: row.decided_by_key_id,
-    decided_at: toIso(row.decided_at),
+    decided_at: row.decided_at,
     decision_note: row.decision_note,
     refund: refund ? presentRefund(refund) : null,
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

@@ -4,7 +4,6 @@ import type { Mode } from '../../db/types.js';
 import { addMilliseconds, type Clock, DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { normalizeCurrency } from '../../lib/currency.js';
 import { newId } from '../../lib/ids.js';
-import { toIso } from '../../lib/timestamps.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { Owner, RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
@@ -110,8 +109,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       amount_total_cents: Number(row.amount_total_cents),
       currency: row.currency,
       url: sessionUrl(row.id),
-      expires_at: toIso(row.expires_at),
-      created_at: toIso(row.created_at),
+      expires_at: row.expires_at,
+      created_at: row.created_at,
       line_items: row.line_items.map(presentLineItem),
       description: row.description,
       success_url: row.success_url,
@@ -119,7 +118,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       customer_email: row.customer_email,
       metadata: row.metadata,
       payment_link_id: row.payment_link_id,
-      completed_at: toIso(row.completed_at),
+      completed_at: row.completed_at,
       payment_intent_id: row.payment_intent_id,
       card_brand: row.card_brand,
       card_last4: row.card_last4,
@@ -143,8 +142,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       max_uses: row.max_uses,
       use_count: row.use_count,
       after_completion_url: row.after_completion_url,
-      created_at: toIso(row.created_at),
-      updated_at: toIso(row.updated_at),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
     };
   }
 
