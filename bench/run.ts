@@ -34,7 +34,7 @@ const OTHER_OWNER_ROWS = 25; // rows of another tenant, and of the bench tenant'
 const PAGE = 50;
 
 const settings = {
-  rounds: intSetting('BENCH_ROUNDS', 3, 1),
+  rounds: intSetting('BENCH_ROUNDS', 5, 1),
   connections: intSetting('BENCH_CONNECTIONS', 64, 1),
   durationSeconds: intSetting('BENCH_DURATION', 5, 1),
   warmupSeconds: intSetting('BENCH_WARMUP', 1, 0),

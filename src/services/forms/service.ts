@@ -162,9 +162,9 @@ export function createFormsService({ db }: { db: Db }) {
     },
 
     async listSubmissions(ctx: RequestContext, formId: string, filters: { read?: boolean }, page: PageRequest) {
-      const form = await repository.findForm(forms, ctx, formId);
+      // Side by side: the page of an unknown form is simply empty, and the form is checked after.
+      const [form, rows] = await Promise.all([repository.findForm(forms, ctx, formId), repository.listSubmissions(forms, ctx, formId, filters, page)]);
       if (!form) throw notFound('Form');
-      const rows = await repository.listSubmissions(forms, ctx, formId, filters, page);
       // The form's counters are kept in the same transactions as the rows: no count(*) over a big form.
       const total =
         filters.read === undefined ? form.submission_count : filters.read ? form.submission_count - form.unread_count : form.unread_count;
