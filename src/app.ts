@@ -10,6 +10,7 @@ import { httpServerOptions, watchConnections, type Connections } from './platfor
 import type { Draining } from './platform/http/draining.js';
 import { healthRoutes } from './platform/http/health.js';
 import { installPlatform } from './platform/install.js';
+import { sharedSerializerFactory } from './platform/http/serialization.js';
 import { AppError } from './platform/errors/app-error.js';
 import { sendError } from './platform/errors/handler.js';
 import type { JobRunner } from './platform/jobs/runner.js';
@@ -48,6 +49,7 @@ const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
     // One line per request is written by the platform's onResponse hook instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     requestIdHeader: false,

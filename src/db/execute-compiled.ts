@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import { createQueryId, type CompiledQuery, type Kysely } from 'kysely';
 import { currentRequestTransaction } from './request-transaction.js';
 
 /** Runs one statement on any free pooled connection and resolves with its rows. */
@@ -26,9 +26,13 @@ export function runCompiledQueriesDirectly(db: Kysely<any>, runner: StatementRun
   directRunners.set(db, runner);
 }
 
-/** Runs a compiled statement on `db` (a transaction's connection if `db` is one) and resolves with its rows. */
-export async function executeCompiled<Row>(db: Kysely<any>, compiled: CompiledQuery<Row>): Promise<Row[]> {
+/**
+ * Runs a compiled statement (`query` is its Kysely operation node) with `parameters` on `db` (a
+ * transaction's connection if `db` is one) and resolves with its rows. Not an async function:
+ * on the direct path the runner's own promise is returned, with no frame of ours waiting on it.
+ */
+export function executeCompiled<Row>(db: Kysely<any>, compiled: Pick<CompiledQuery<Row>, 'sql' | 'query'>, parameters: readonly unknown[]): Promise<Row[]> {
   const direct = directRunners.get(db);
-  if (direct && !currentRequestTransaction()) return direct(compiled.sql, compiled.parameters) as Promise<Row[]>;
-  return (await db.executeQuery(compiled)).rows;
+  if (direct && !currentRequestTransaction()) return direct(compiled.sql, parameters) as Promise<Row[]>;
+  return db.executeQuery<Row>({ sql: compiled.sql, query: compiled.query, queryId: createQueryId(), parameters }).then((result) => result.rows);
 }

@@ -1,4 +1,4 @@
-import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { executeCompiled } from './execute-compiled.js';
 
 /** Stands for a value in a prepared query; replaced by the real value on every run. */
@@ -25,10 +25,15 @@ export class PreparedQuery<Values extends Record<string, unknown>, Row> {
 
   constructor(private readonly build: (db: Kysely<any>, value: <K extends keyof Values & string>(name: K) => Values[K]) => Compilable<Row>) {}
 
-  async execute(db: Kysely<any>, values: Values): Promise<Row[]> {
-    const compiled = (this.#compiled ??= this.#compile(db));
+  execute(db: Kysely<any>, values: Values): Promise<Row[]> {
+    let compiled: CompiledQuery<Row>;
+    try {
+      compiled = this.#compiled ??= this.#compile(db);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const parameters = this.#slots.map((slot) => ('placeholder' in slot ? values[slot.placeholder] : slot.constant));
-    return executeCompiled(db, { sql: compiled.sql, query: compiled.query, queryId: createQueryId(), parameters });
+    return executeCompiled(db, compiled, parameters);
   }
 
   #compile(db: Kysely<any>): CompiledQuery<Row> {

@@ -104,12 +104,12 @@ describe('request transaction', () => {
     const insertOne = db.insertInto('request_things').values({ id: 1, label: 'one' }).compile();
 
     const transaction = await beginRequestTransaction(db);
-    await transaction.run(() => executeCompiled(registered, insertOne));
+    await transaction.run(() => executeCompiled(registered, insertOne, insertOne.parameters));
     await transaction.rollback();
     expect(direct).toEqual([]);
     expect(await ids()).toEqual([]);
 
-    await executeCompiled(registered, insertOne);
+    await executeCompiled(registered, insertOne, insertOne.parameters);
     expect(direct).toEqual([insertOne.sql]);
   });
 

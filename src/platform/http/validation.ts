@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { normalizeCurrency } from '../../lib/currency.js';
@@ -28,5 +28,13 @@ export function installValidation(app: FastifyInstance): void {
   const textAjv = makeAjv({ coerceTypes: 'array' });
   // JSON is the only body the public API takes; anything else is answered 415.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  const compiled = new Map<string, ValidateFunction>();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    // Routes repeat the same schemas (ids in paths, list queries); one validator serves them all.
+    const key = `${ajv === bodyAjv ? 'body' : 'text'}:${JSON.stringify(schema)}`;
+    let validate = compiled.get(key);
+    if (!validate) compiled.set(key, (validate = ajv.compile(schema)));
+    return validate;
+  });
 }

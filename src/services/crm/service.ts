@@ -120,10 +120,11 @@ export function createCrmService({ db }: { db: Db }) {
 
 export type CrmService = ReturnType<typeof createCrmService>;
 
+/** Rows are already in the API's shape (the reply serialiser writes their timestamps). */
 function presentCompany(row: CompanyRow): CompanyView {
-  return { ...row, created_at: row.created_at, updated_at: row.updated_at };
+  return row;
 }
 
 function presentContact(row: ContactRow): ContactView {
-  return { ...row, created_at: row.created_at, updated_at: row.updated_at };
+  return row;
 }
