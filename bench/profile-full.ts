@@ -2,7 +2,8 @@
 // endpoint of bench/endpoints.ts, printing server CPU per request (per thread too).
 // Usage: [PROF_OUT=file.cpuprofile] [PROF_HEAP_OUT=file.heapprofile] npx tsx bench/profile-full.ts ["crm contacts"]
 // PROF_OUT writes a CPU profile of the measured window only (not start-up or seeding); PROF_HEAP_OUT a
-// sampled allocation profile of that window (freed objects included). Needs PostgreSQL (DATABASE_URL).
+// sampled allocation profile of that window (freed objects included; with PROF_HEAP_SURVIVORS=1 only what young-generation
+// collections did not free, i.e. what got promoted). Needs PostgreSQL (DATABASE_URL).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
@@ -50,7 +51,9 @@ if (inspector) inspector.connect();
 if (heapOut) {
   // Every allocation in the window, also those the garbage collector has since freed.
   await post('HeapProfiler.enable');
-  await post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  // PROF_HEAP_SURVIVORS=1: only what young-generation collections did not free (promoted objects), to find what outlives a request.
+  const everything = process.env.PROF_HEAP_SURVIVORS !== '1';
+  await post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: everything });
 }
 if (profileOut) {
   await post('Profiler.enable');
