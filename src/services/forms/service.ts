@@ -269,14 +269,7 @@ function presentForm(row: FormRow): FormView {
   };
 }
 
+/** A submission row is already in the API's shape (the reply serialiser writes its timestamps). */
 function presentSubmission(row: SubmissionRow): SubmissionView {
-  return {
-    id: row.id,
-    form_id: row.form_id,
-    data: row.data,
-    read: row.read,
-    read_at: row.read_at,
-    submitted_at: row.submitted_at,
-    metadata: row.metadata,
-  };
+  return row;
 }
