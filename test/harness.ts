@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { inject, onTestFinished } from 'vitest';
+import { contractOf, isContractPath, type RequestShape } from './contract.js';
 import { loadConfig, type Config } from '../src/config/index.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { Mode } from '../src/db/types.js';
@@ -94,26 +95,67 @@ export interface CallOptions {
   key?: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * The test sends input the document forbids on purpose: the request side of the contract
+   * check is waived for this call (the reply is still checked). `expectError` on the reply
+   * waives it too; a request the document forbids and the server accepts always fails.
+   */
+  invalid?: boolean;
 }
 
 export type Response = LightMyRequestResponse;
 
-/** Calls the app in-process; `key` becomes the bearer token, `body` JSON. */
-export function call(app: FastifyInstance, method: string, url: string, options: CallOptions = {}): Promise<Response> {
+/**
+ * Calls the app in-process; `key` becomes the bearer token, `body` JSON. Every call under
+ * /api/v1, /admin/v1, /healthz and /readyz is checked against the OpenAPI document the app
+ * serves (test/contract.ts): a reply that disagrees with it fails the test at once; so does a
+ * request that disagrees with it and was accepted. A refused request that disagrees with it
+ * must be acknowledged by the test (`expectError` on the reply, or `invalid: true`).
+ */
+export async function call(app: FastifyInstance, method: string, url: string, options: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   const hasBody = options.body !== undefined;
   if (hasBody) headers['content-type'] ??= 'application/json';
-  return app.inject({
-    method: method as never,
-    url,
-    headers,
-    ...(hasBody ? { payload: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
-  });
+  const payload = hasBody ? (typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body)) : undefined;
+  const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}) });
+  if (isContractPath(new URL(url, 'http://contract').pathname)) await checkContract(app, { method, url, headers: lowerCased(headers), body: payload }, response, options);
+  return response;
+}
+
+/** Request-side disagreements of refused requests, until the test acknowledges them. */
+const unacknowledged = new WeakMap<Response, string[]>();
+
+async function checkContract(app: FastifyInstance, request: RequestShape, response: Response, options: CallOptions): Promise<void> {
+  const contract = await contractOf(app);
+  const replyProblems = contract.checkResponse(request, response);
+  if (replyProblems.length > 0) throw new Error(`The reply disagrees with the OpenAPI document:\n  - ${replyProblems.join('\n  - ')}`);
+  if (options.invalid) return;
+  const requestProblems = contract.checkRequest(request);
+  if (requestProblems.length === 0) return;
+  if (response.statusCode < 400) {
+    throw new Error(`The server accepted (${response.statusCode}) a request the OpenAPI document forbids:\n  - ${requestProblems.join('\n  - ')}`);
+  }
+  unacknowledged.set(response, requestProblems);
+  try {
+    onTestFinished(() => {
+      const pending = unacknowledged.get(response);
+      if (pending) throw new Error(`A request the OpenAPI document forbids was sent without saying so (use expectError on the reply, or invalid: true):\n  - ${pending.join('\n  - ')}`);
+    });
+  } catch (error) {
+    if ((error as Error).message.startsWith('A request the OpenAPI')) throw error;
+    // Outside a test (a beforeAll fixture): nothing can acknowledge it later.
+    throw new Error(`A fixture sent a request the OpenAPI document forbids:\n  - ${requestProblems.join('\n  - ')}`);
+  }
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /** Checks a reply is the platform's error shape with the given status and code; returns the error. */
 export function expectError(response: Response, status: number, code: string) {
+  unacknowledged.delete(response);
   const body = response.json() as { error?: { code?: unknown; message?: unknown; details?: unknown } };
   const summary = `${response.statusCode} ${response.body.slice(0, 300)}`;
   if (response.statusCode !== status || body.error?.code !== code) {

@@ -39,6 +39,7 @@ export interface PlatformDeps {
  */
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
   const routeIndex = new RouteIndex();
+  app.decorate('routeTable', () => routeIndex.list());
   installValidation(app);
   installJsonBodies(app);
   installErrorHandling(app, routeIndex);
@@ -135,15 +136,22 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
       ...(methods.includes('POST') || methods.includes('PATCH') || methods.includes('PUT')
         ? { 413: 'Body too large: payload_too_large.', 415: 'Body is not JSON: unsupported_media_type.' }
         : {}),
+      ...SERVER_ERRORS,
     });
     if (config.deprecated) schema.deprecated = true;
   } else if (route.url.startsWith(ADMIN_API_PREFIX)) {
     route.config = { ...config, admin: true, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     schema.security = [{ adminToken: [] }];
-    addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.' });
+    addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.', ...SERVER_ERRORS });
   }
   return (route.config ?? {}) as PlatformRouteConfig;
 }
+
+/** What any operation may answer when the fault is on our side. */
+const SERVER_ERRORS = {
+  500: 'Something failed on our side: internal_error (quote the Service-Request-Id).',
+  503: 'The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After.',
+};
 
 type HookName = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'onSend';
 

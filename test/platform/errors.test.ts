@@ -22,7 +22,7 @@ describe('the error shape on every failure', () => {
   });
 
   it('refuses prototype-poisoning bodies without a 5xx', async () => {
-    const response = await call(platform.app, 'POST', CONTACTS, { key, body: '{"name":"Ada","__proto__":{"admin":true}}' });
+    const response = await call(platform.app, 'POST', CONTACTS, { key, body: '{"name":"Ada","__proto__":{"admin":true}}', invalid: true });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toMatch(/invalid_json|validation_failed/);
   });

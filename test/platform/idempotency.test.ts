@@ -33,7 +33,8 @@ function addTestRoutes(): void {
     calls += 1;
     return reply.code(201).send({ data: { call: calls } });
   });
-  platform.app.post(`${TEST_ROUTES}/stream`, { config, schema: { response: anything } }, async (_request, reply) => {
+  const streamedText = { 200: { description: 'A streamed text reply.', content: { 'text/plain': { schema: Type.String() } } } };
+  platform.app.post(`${TEST_ROUTES}/stream`, { config, schema: { response: streamedText } }, async (_request, reply) => {
     calls += 1;
     return reply.type('text/plain; charset=utf-8').send(Readable.from(['streamed ', 'reply ', `#${calls}`]));
   });

@@ -40,7 +40,7 @@ describe('request logs', () => {
     const key = await (await platform.newTenant()).key();
     lines.length = 0;
     await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key });
-    await call(platform.app, 'POST', '/api/v1/services/crm/contacts', { key, body: '{broken' });
+    await call(platform.app, 'POST', '/api/v1/services/crm/contacts', { key, body: '{broken', invalid: true });
     await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key: `sk_test_${'Z'.repeat(32)}` });
     await call(platform.app, 'POST', '/admin/v1/tenants', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: { name: 'logged?' } });
     const created = await call(platform.app, 'POST', `/admin/v1/tenants/${(await platform.newTenant()).id}/api-keys`, {

@@ -19,6 +19,11 @@ export interface PlatformRouteConfig {
 declare module 'fastify' {
   interface FastifyContextConfig extends PlatformRouteConfig {}
 
+  interface FastifyInstance {
+    /** Every route the app serves (HEAD and OPTIONS left out): what the OpenAPI document must describe. */
+    routeTable(): ReadonlyArray<{ method: string; url: string }>;
+  }
+
   interface FastifyRequest {
     /** Set once the API key is authenticated. */
     auth: AuthenticatedKey | undefined;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors/app-error.js';
+import { ErrorRef } from './schemas.js';
 import { sendError } from '../errors/handler.js';
 import type { Draining } from './draining.js';
 
@@ -23,7 +24,7 @@ export function healthRoutes({ ping, draining }: { ping: () => Promise<void>; dr
         summary: 'Readiness: not shutting down, and the database answers',
         tags: ['Operations'],
         security: [],
-        response: { 200: Status },
+        response: { 200: Status, 503: { ...ErrorRef, description: 'Not ready: shutting down, or the database does not answer (service_unavailable).' } },
       },
       handler: async (request, reply) => {
         // Expected during every deploy: answered without an error log line.

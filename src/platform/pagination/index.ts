@@ -13,9 +13,19 @@ const pageProperties = {
   offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Rows to skip.' }),
 };
 
-/** Query schema of a list endpoint: `limit`, `offset` and the endpoint's own filters. */
+/**
+ * Query schema of a list endpoint: `limit`, `offset` and the endpoint's own filters. `limit`
+ * and `offset` are optional in the document (clients may leave them out) and always present
+ * in the handler, where validation has filled in their defaults.
+ */
 export function ListQuery<T extends TProperties>(filters: T) {
-  return Type.Object({ ...pageProperties, ...filters }, { additionalProperties: false });
+  const schema = Type.Object({ ...pageProperties, ...filters }, { additionalProperties: false });
+  const defaulted = new Set(Object.keys(pageProperties));
+  const json = schema as { required?: string[] };
+  const required = (json.required ?? []).filter((name) => !defaulted.has(name));
+  if (required.length > 0) json.required = required;
+  else delete json.required;
+  return schema;
 }
 
 export const PageMeta = Type.Object({

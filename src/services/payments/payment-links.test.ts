@@ -163,7 +163,7 @@ describe('payment links', () => {
       { ...LINK_BODY, url: 'https://example.com' },
     ];
     for (const body of creates) {
-      const response = await call(platform.app, 'POST', LINKS, { key, body });
+      const response = await call(platform.app, 'POST', LINKS, { key, body, invalid: true });
       expect(response.statusCode, `${JSON.stringify(body)} -> ${response.body.slice(0, 200)}`).toBe(400);
     }
     const patches: Array<Record<string, unknown>> = [
@@ -177,7 +177,7 @@ describe('payment links', () => {
       { after_completion_url: 'https://' },
     ];
     for (const body of patches) {
-      const response = await call(platform.app, 'PATCH', `${LINKS}/${link.id}`, { key, body });
+      const response = await call(platform.app, 'PATCH', `${LINKS}/${link.id}`, { key, body, invalid: true });
       expect(response.statusCode, `${JSON.stringify(body)} -> ${response.body.slice(0, 200)}`).toBe(400);
     }
     for (const id of ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c', 'nope', '0']) {
