@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject, onTestFinished } from 'vitest';
 import { contractOf, isContractPath, type RequestShape } from './contract.js';
+import { callThroughContractProxy, isError, isUnresolvedRoute, recordProxyFinding, type Violation } from './contract-proxy-client.js';
 import { loadConfig, type Config } from '../src/config/index.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { Mode } from '../src/db/types.js';
@@ -118,9 +119,34 @@ export async function call(app: FastifyInstance, method: string, url: string, op
   const hasBody = options.body !== undefined;
   if (hasBody) headers['content-type'] ??= 'application/json';
   const payload = hasBody ? (typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body)) : undefined;
-  const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}) });
-  if (isContractPath(new URL(url, 'http://contract').pathname)) await checkContract(app, { method, url, headers: lowerCased(headers), body: payload }, response, options);
+  const underContract = isContractPath(new URL(url, 'http://contract').pathname);
+  const request = { method, url, headers: lowerCased(headers), body: payload };
+  const proxied = underContract && contractProxy ? await callThroughContractProxy(app, contractProxy, request) : undefined;
+  const response = proxied?.response ?? (await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}) }));
+  if (underContract) await checkContract(app, request, response, options);
+  if (proxied) checkProxyFindings(request, response, proxied.violations);
   return response;
+}
+
+/** Prism's validation proxy in front of the app, when the run asks for it (CONTRACT_PROXY=prism). */
+const contractProxy = inject('contractProxy');
+
+/** What Prism found on a proxied call: a response violation always fails; a request violation fails if the server accepted it. */
+function checkProxyFindings(request: RequestShape, response: Response, violations: Violation[]): void {
+  const errors = violations.filter(isError);
+  const operation = `${request.method} ${new URL(request.url, 'http://contract').pathname}`;
+  recordProxyFinding(contractProxy!.reportDir, { operation, status: response.statusCode, violations });
+  const responseErrors = errors.filter((violation) => violation.location[0] === 'response');
+  if (responseErrors.length > 0) throw new Error(`Prism: the reply of ${operation} (${response.statusCode}) violates the document:\n  - ${describe(responseErrors)}`);
+  if (response.statusCode < 400 && violations.some(isUnresolvedRoute)) throw new Error(`Prism: ${operation} answered ${response.statusCode}, but the document has no such operation`);
+  const requestErrors = errors.filter((violation) => violation.location[0] !== 'response');
+  if (requestErrors.length > 0 && response.statusCode < 400) {
+    throw new Error(`Prism: the server accepted (${response.statusCode}) a request of ${operation} that violates the document:\n  - ${describe(requestErrors)}`);
+  }
+}
+
+function describe(violations: Violation[]): string {
+  return violations.map((violation) => `${violation.location.join('.')}: ${violation.message}`).join('\n  - ');
 }
 
 /** Request-side disagreements of refused requests, until the test acknowledges them. */
