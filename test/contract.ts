@@ -86,6 +86,12 @@ export class ContractChecker {
     this.#routes.sort((a, b) => b.literalSegments - a.literalSegments);
   }
 
+  /** Whether the operation the request names declares a request body (undefined: no such operation). */
+  declaresBody(method: string, url: string): boolean | undefined {
+    const found = this.#find(method, splitUrl(url).path);
+    return typeof found === 'string' ? undefined : found.operation.requestBody !== undefined;
+  }
+
   /** Where a request disagrees with the document (an empty list when it agrees). */
   checkRequest(request: RequestShape): string[] {
     const { path, query } = splitUrl(request.url);
