@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
-import { FakeStripe } from './fake-stripe.js';
+import { FakeStripe } from '../../../test/fakes/fake-stripe.js';
 import { createLink, createSession, DECLINED_CARD, getLink, getSession, LINK_BODY, openPage, paySession } from './test-helpers.js';
 
 /** Live mode with STRIPE_SECRET_KEY set, against a fake Stripe on 127.0.0.1 (never the network). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, formatAmount, html } from './html.js';
 import { createOutboundHttp } from '../../platform/outbound/http.js';
-import { FakeStripe } from './fake-stripe.js';
+import { FakeStripe } from '../../../test/fakes/fake-stripe.js';
 import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor } from './processor.js';
 import { successRedirect } from './service.js';
 
