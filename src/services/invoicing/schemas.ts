@@ -27,7 +27,8 @@ const DecimalInput = (description: string, examples: string[]) =>
 /** An ISO 4217 code in any case (unknown codes are 400); stored and returned upper-case. */
 const Currency = (description: string) => Type.String({ format: CURRENCY_FORMAT, minLength: 3, maxLength: 3, description, examples: ['USD'] });
 
-const Money = (description: string) => Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description, examples: ['120.00'] });
+/** Major units with the currency's decimals: "120.00" in USD, "1500" in JPY (ISO 4217, at most 2). */
+const Money = (description: string) => Type.String({ pattern: '^-?\\d+(\\.\\d{2})?$', description, examples: ['120.00'] });
 
 const CalendarDate = (description: string) =>
   Type.String({
