@@ -150,7 +150,8 @@ describe('page helpers', () => {
     expect(formatAmount(99_999_999, 'USD')).toBe('$999,999.99');
     expect(formatAmount(1500, 'JPY')).toBe('¥1,500');
     expect(formatAmount(1, 'EUR')).toBe('€0.01');
-    expect(formatAmount(1500, 'KWD')).toMatch(/^KWD\s1\.500$/);
+    expect(formatAmount(1500, 'KWD')).toMatch(/^KWD\s1\.50$/);
+    expect(formatAmount(1500, 'CLF')).toMatch(/^CLF\s0\.15$/);
   });
 
   it("builds success redirects like Stripe's {CHECKOUT_SESSION_ID}", () => {
