@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, formatAmount, html } from './html.js';
 import { createOutboundHttp } from '../../platform/outbound/http.js';
 import { FakeStripe } from './fake-stripe.js';
-import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor } from './processor.js';
+import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor, stripeAmount } from './processor.js';
 import { successRedirect } from './service.js';
 
 const NOW = new Date('2026-11-21T09:30:00.000Z');
@@ -139,6 +139,17 @@ describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("Stripe's amount", () => {
+  it('is the ISO minor units except where Stripe counts otherwise (ISK two-decimal, MGA zero-decimal)', () => {
+    expect(stripeAmount(5300, 'USD')).toBe(5300);
+    expect(stripeAmount(1500, 'JPY')).toBe(1500);
+    expect(stripeAmount(1230, 'KWD')).toBe(1230);
+    expect(stripeAmount(1500, 'isk')).toBe(150000);
+    expect(stripeAmount(150000, 'MGA')).toBe(1500);
+    expect(() => stripeAmount(150050, 'MGA')).toThrow(/whole units of MGA/);
   });
 });
 
