@@ -340,8 +340,9 @@ export function createPaymentsService(deps: PaymentsDeps) {
         assertFresh(input.expected_updated_at, current.updated_at);
         const pricing = describedByStoredName ? resolvePricing(input, false, current.name) : sentPricing;
         const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : current.currency;
-        // Stored prices that a new currency cannot hold (KWD 1235 fils) refuse the currency.
-        checkAmountsFit(pricing?.lineItems ?? current.line_items, currency, pricing ? (input.line_items !== undefined ? 'line_items' : 'amount_cents') : 'currency');
+        if (pricing) checkAmountsFit(pricing.lineItems, currency, input.line_items !== undefined ? 'line_items' : 'amount_cents');
+        // Stored prices that a new currency cannot hold (KWD 1235 fils) refuse the currency; others are left as they are.
+        else if (currency !== current.currency) checkAmountsFit(current.line_items, currency, 'currency');
         checkQuantityRule(input.allow_quantity ?? current.allow_quantity, pricing?.lineItems ?? current.line_items);
         const row = await repository.updateLink(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
