@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { add, compare, DecimalFormatError, formatMinorUnits, multiply, parseDecimal, roundHalfUp, significantDecimals, subtract, toFixed, toMinorUnits, trimDecimalText } from './money.js';
+import { CURRENCY_CODES, minorUnitExponent, normalizeCurrency } from './currency.js';
+import {
+  add,
+  compare,
+  decimalsAllowed,
+  decimalsMessage,
+  DecimalFormatError,
+  fitsCurrency,
+  formatAmount,
+  formatMinorUnits,
+  fromMinorUnits,
+  minorUnitsProblem,
+  multiply,
+  parseDecimal,
+  roundHalfUp,
+  significantDecimals,
+  subtract,
+  toFixed,
+  toMinorUnits,
+  trimDecimalText,
+} from './money.js';
 
 const d = parseDecimal;
 
@@ -54,20 +74,77 @@ describe('exact decimals', () => {
   });
 });
 
-describe('minor units', () => {
-  it('converts major-unit amounts with at most 2 decimals', () => {
-    expect(toMinorUnits(d('12.3'))).toBe(1230n);
-    expect(toMinorUnits(d('12.30'))).toBe(1230n);
-    expect(toMinorUnits(d(0.1))).toBe(10n);
-    expect(() => toMinorUnits(d('12.345'))).toThrow(DecimalFormatError);
-    expect(() => toMinorUnits(d(0.1 + 0.2))).toThrow(DecimalFormatError);
+describe('the ISO 4217 table', () => {
+  it('knows every active code with its minor-unit exponent', () => {
+    expect(CURRENCY_CODES).toHaveLength(165);
+    const byExponent = (exponent: number) => CURRENCY_CODES.filter((code) => minorUnitExponent(code) === exponent).join(' ');
+    expect(byExponent(0)).toBe('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF');
+    expect(byExponent(3)).toBe('BHD IQD JOD KWD LYD OMR TND');
+    expect(byExponent(4)).toBe('CLF UYW');
+    expect(minorUnitExponent('USD')).toBe(2);
+    expect(minorUnitExponent('jpy')).toBe(0);
   });
 
-  it('formats minor units as major-unit strings', () => {
-    expect(formatMinorUnits(1230n)).toBe('12.30');
-    expect(formatMinorUnits(5n)).toBe('0.05');
-    expect(formatMinorUnits(-5n)).toBe('-0.05');
-    expect(formatMinorUnits(0n)).toBe('0.00');
+  it('accepts active codes that Intl does not list, and refuses withdrawn codes and codes without a minor unit', () => {
+    for (const code of ['CLF', 'UYW', 'UYI', 'VED', 'XAD', 'XCG', 'ZWG']) expect(normalizeCurrency(code.toLowerCase())).toBe(code);
+    for (const code of ['HRK', 'ANG', 'SLL', 'ZWL', 'CUC', 'XAU', 'XDR', 'XSU', 'XTS', 'XXX']) expect(normalizeCurrency(code)).toBeUndefined();
+  });
+
+  it('allows at most 2 decimals whatever the exponent', () => {
+    expect(['JPY', 'USD', 'KWD', 'BHD', 'CLF'].map(decimalsAllowed)).toEqual([0, 2, 2, 2, 2]);
+  });
+});
+
+describe('money in a currency', () => {
+  it('converts decimal amounts to ISO minor units', () => {
+    expect(toMinorUnits('15.00', 'USD')).toBe(1500n);
+    expect(toMinorUnits('12.3', 'USD')).toBe(1230n);
+    expect(toMinorUnits(d(0.1), 'USD')).toBe(10n);
+    expect(toMinorUnits('1500', 'JPY')).toBe(1500n);
+    expect(toMinorUnits('1500.00', 'JPY')).toBe(1500n);
+    expect(toMinorUnits('1.23', 'KWD')).toBe(1230n);
+    expect(toMinorUnits('1.2', 'BHD')).toBe(1200n);
+    expect(toMinorUnits('1.23', 'CLF')).toBe(12300n);
+  });
+
+  it('refuses more decimals than the currency allows, never rounding', () => {
+    expect(() => toMinorUnits('1500.50', 'JPY')).toThrow('JPY has no minor unit; amounts must be whole numbers.');
+    expect(() => toMinorUnits('12.345', 'USD')).toThrow(DecimalFormatError);
+    expect(() => toMinorUnits('1.234', 'KWD')).toThrow('amount may have at most 2 decimal places in KWD.');
+    expect(() => toMinorUnits('1.234', 'BHD')).toThrow(DecimalFormatError);
+    expect(() => toMinorUnits('1.2345', 'CLF')).toThrow(DecimalFormatError);
+    expect(() => toMinorUnits(d(0.1 + 0.2), 'USD')).toThrow(DecimalFormatError);
+    expect(fitsCurrency(d('1500.00'), 'JPY')).toBe(true);
+    expect(fitsCurrency(d('1500.5'), 'JPY')).toBe(false);
+    expect(decimalsMessage('UGX')).toBe('UGX has no minor unit; amounts must be whole numbers.');
+  });
+
+  it('formats minor units as decimal text with the currency\'s decimals', () => {
+    expect(formatMinorUnits(1500n, 'JPY')).toBe('1500');
+    expect(formatMinorUnits(1500n, 'USD')).toBe('15.00');
+    expect(formatMinorUnits(5n, 'USD')).toBe('0.05');
+    expect(formatMinorUnits(-5n, 'USD')).toBe('-0.05');
+    expect(formatMinorUnits(0n, 'USD')).toBe('0.00');
+    expect(formatMinorUnits(1230n, 'KWD')).toBe('1.23');
+    expect(formatMinorUnits(1200n, 'BHD')).toBe('1.20');
+    expect(formatMinorUnits(12300n, 'CLF')).toBe('1.23');
+    expect(fromMinorUnits(1500n, 'JPY')).toEqual({ units: 1500n, scale: 0 });
+  });
+
+  it('never rounds an amount away when formatting (rows stored before the currency rules)', () => {
+    expect(formatAmount(d('1500.50'), 'JPY')).toBe('1500.50');
+    expect(formatMinorUnits(1235n, 'KWD')).toBe('1.235');
+    expect(formatAmount(d('1500.00'), 'JPY')).toBe('1500');
+  });
+
+  it('checks `_cents` counts: any whole number for JPY and USD, multiples of 10 fils for KWD, of 100 for CLF', () => {
+    expect(minorUnitsProblem(1500, 'JPY', 'unit_price_cents')).toBeUndefined();
+    expect(minorUnitsProblem(1, 'USD', 'unit_price_cents')).toBeUndefined();
+    expect(minorUnitsProblem(1230, 'KWD', 'unit_price_cents')).toBeUndefined();
+    expect(minorUnitsProblem(1235, 'KWD', 'unit_price_cents')).toMatch(/multiple of 10/);
+    expect(minorUnitsProblem(1235, 'BHD', 'amount_cents')).toMatch(/^amount_cents .*multiple of 10/);
+    expect(minorUnitsProblem(12300, 'CLF', 'x')).toBeUndefined();
+    expect(minorUnitsProblem(12310, 'CLF', 'x')).toMatch(/multiple of 100/);
   });
 });
 

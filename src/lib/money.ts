@@ -1,3 +1,5 @@
+import { minorUnitExponent } from './currency.js';
+
 /**
  * Exact decimal arithmetic for money and quantities, on BigInt: a `Decimal` is
  * `units x 10^-scale`. No binary floating point is ever involved, so 0.1 + 0.2 is 0.3.
@@ -103,15 +105,72 @@ function pointAt(units: bigint, scale: number, zeros: string): string {
 
 export const ZERO: Decimal = { units: 0n, scale: 0 };
 
-/** Money in minor units (cents) as a BigInt, from a major-unit decimal with at most `decimals` places. */
-export function toMinorUnits(value: Decimal, decimals = 2): bigint {
-  if (significantDecimals(value) > decimals) throw new DecimalFormatError(`At most ${decimals} decimal places are allowed.`);
-  return roundHalfUp(value, decimals).units;
+// Money in a currency. Minor units follow ISO 4217 (`src/lib/currency.ts`): JPY 1500 is
+// 1500 yen, USD 1500 is 15.00 dollars, KWD 1500 is 1.500 dinars. Decimal amounts keep the
+// spec's limit of 2 decimal places, so a three- or four-decimal currency is written with 2.
+
+/** The spec's limit on decimal places of an amount, whatever the currency. */
+export const MAX_AMOUNT_DECIMALS = 2;
+
+/** Decimal places an amount in `currency` may have: JPY 0, USD 2, KWD 2 (the spec's limit), CLF 2. */
+export function decimalsAllowed(currency: string): number {
+  return Math.min(minorUnitExponent(currency), MAX_AMOUNT_DECIMALS);
 }
 
-/** Minor units back to a major-unit string, e.g. 1230n -> "12.30". */
-export function formatMinorUnits(minor: bigint, decimals = 2): string {
-  return toFixed({ units: minor, scale: decimals }, decimals);
+/** Why an amount does not fit its currency, in the words every service answers with. */
+export function decimalsMessage(currency: string, label = 'amount'): string {
+  const decimals = decimalsAllowed(currency);
+  if (decimals === 0) return `${currency} has no minor unit; amounts must be whole numbers.`;
+  return `${label} may have at most ${decimals} decimal places in ${currency}.`;
+}
+
+/** Whether a decimal amount has no more decimal places than `currency` allows ("1500.00" JPY does: the zeros say nothing). */
+export function fitsCurrency(value: Decimal, currency: string): boolean {
+  return significantDecimals(value) <= decimalsAllowed(currency);
+}
+
+/**
+ * A decimal amount (`"15.00"`, `"1500"`, a Decimal) in the currency's ISO minor units:
+ * ("15.00", "USD") -> 1500n, ("1500", "JPY") -> 1500n, ("1.23", "KWD") -> 1230n.
+ * More decimal places than `decimalsAllowed` is a DecimalFormatError, never a rounding.
+ */
+export function toMinorUnits(amount: Decimal | string, currency: string): bigint {
+  const value = typeof amount === 'string' ? parseDecimal(amount) : amount;
+  if (!fitsCurrency(value, currency)) throw new DecimalFormatError(decimalsMessage(currency));
+  return roundHalfUp(value, minorUnitExponent(currency)).units;
+}
+
+/** ISO minor units as a decimal amount: (1500n, "JPY") -> 1500, (1500n, "USD") -> 15.00. */
+export function fromMinorUnits(minor: bigint, currency: string): Decimal {
+  return { units: minor, scale: minorUnitExponent(currency) };
+}
+
+/**
+ * A decimal amount as text with the currency's decimal places: JPY "1500", USD "15.00",
+ * KWD "1.23" (the spec's 2). Never rounds: an amount with more decimals than the currency
+ * allows (only rows stored before this rule: JPY 1500.50) is shown with all of them, at least 2.
+ */
+export function formatAmount(value: Decimal, currency: string): string {
+  const allowed = decimalsAllowed(currency);
+  const needed = significantDecimals(value);
+  return toFixed(value, needed <= allowed ? allowed : Math.max(needed, MAX_AMOUNT_DECIMALS));
+}
+
+/** ISO minor units as decimal text: (1500n, "JPY") -> "1500", (1500n, "USD") -> "15.00", (1230n, "KWD") -> "1.23". */
+export function formatMinorUnits(minor: bigint, currency: string): string {
+  return formatAmount(fromMinorUnits(minor, currency), currency);
+}
+
+/**
+ * Whether an integer count of minor units (a `_cents` field) is an amount the currency
+ * allows: any whole number for JPY and USD; for KWD (fils) a multiple of 10 and for CLF a
+ * multiple of 100, since amounts keep at most 2 decimal places (Stripe's rule for
+ * three-decimal currencies). Undefined when it fits, else the message to answer with.
+ */
+export function minorUnitsProblem(minor: number | bigint, currency: string, label: string): string | undefined {
+  const step = 10n ** BigInt(minorUnitExponent(currency) - decimalsAllowed(currency));
+  if (step === 1n || BigInt(minor) % step === 0n) return undefined;
+  return `${label} is in minor units of ${currency} (${minorUnitExponent(currency)} decimals) and must be a multiple of ${step}: amounts have at most ${MAX_AMOUNT_DECIMALS} decimal places.`;
 }
 
 /**

@@ -89,7 +89,7 @@ export const UpdateProductBody = Type.Object(
 
 export const CreatePriceBody = Type.Object(
   {
-    unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period in minor units, 0 to 10,000,000,000.' }),
+    unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period in ISO 4217 minor units (yen for JPY; fils for KWD, a multiple of 10), 0 to 10,000,000,000.' }),
     currency: CurrencyCode,
     billing_interval: BillingIntervalSchema,
     interval_count: Type.Optional(
@@ -141,7 +141,7 @@ export const CreateCouponBody = Type.Object(
     discount_type: Type.Optional(DiscountTypeSchema),
     percent_off: Type.Optional(Type.Number({ minimum: 1, maximum: 100, description: '1 to 100, at most 2 decimals. Send this or amount_off_cents.' })),
     amount_off_cents: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Minor units off each billing period; needs currency. Send this or percent_off.' }),
+      Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'ISO 4217 minor units off each billing period (yen for JPY; fils for KWD, a multiple of 10); needs currency. Send this or percent_off.' }),
     ),
     currency: Type.Optional(CurrencyCode),
     max_redemptions: Type.Optional(Nullable(MaxRedemptions)),

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { OwnedInsert } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { normalizeCurrency } from '../../lib/currency.js';
+import { minorUnitsProblem } from '../../lib/money.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { groupBy } from '../../lib/group.js';
 import { cleanText } from '../../lib/text.js';
@@ -215,6 +216,9 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     },
 
     async createPrice(ctx: RequestContext, productId: string, input: CreatePriceInput): Promise<PriceView> {
+      const currency = normalizeCurrency(input.currency)!;
+      const amountProblem = minorUnitsProblem(input.unit_price_cents, currency, 'unit_price_cents');
+      if (amountProblem !== undefined) throw invalidField('unit_price_cents', 'invalid_value', amountProblem);
       const intervalCount = input.interval_count ?? 1;
       const maxCount = MAX_INTERVAL_COUNT[input.billing_interval];
       if (intervalCount > maxCount) {
@@ -231,7 +235,7 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
           id: newId(),
           product_id: product.id,
           unit_price_cents: input.unit_price_cents,
-          currency: normalizeCurrency(input.currency)!,
+          currency,
           billing_interval: input.billing_interval,
           interval_count: intervalCount,
           created_at: ctx.now,
@@ -485,6 +489,8 @@ function couponDiscount(input: CreateCouponInput) {
     problems.push({ path: 'percent_off', code: 'invalid_format', message: 'percent_off has at most 2 decimal places.' });
   }
   if (hasAmount && input.currency === undefined) problems.push({ path: 'currency', code: 'required', message: 'An amount discount needs its currency.' });
+  const amountProblem = hasAmount && input.currency !== undefined ? minorUnitsProblem(input.amount_off_cents!, normalizeCurrency(input.currency)!, 'amount_off_cents') : undefined;
+  if (amountProblem !== undefined) problems.push({ path: 'amount_off_cents', code: 'invalid_value', message: amountProblem });
   if (hasPercent && !hasAmount && input.currency !== undefined) {
     problems.push({ path: 'currency', code: 'invalid', message: 'currency goes with amount_off_cents only; a percentage applies to any currency.' });
   }

@@ -9,7 +9,6 @@ import {
   money,
   MONEY_RULE,
   plain,
-  price,
   QUANTITY_RULE,
   TAX_RATE_RULE,
   UNIT_PRICE_RULE,
@@ -20,23 +19,23 @@ import { normalizeCountry } from './countries.js';
 
 const d = parseDecimal;
 const line = (quantity: string, unitPrice: string, taxRate: string | null = null) =>
-  lineAmounts({ quantity: d(quantity), unitPrice: d(unitPrice), taxRate: taxRate === null ? null : d(taxRate) });
+  lineAmounts({ quantity: d(quantity), unitPrice: d(unitPrice), taxRate: taxRate === null ? null : d(taxRate) }, 'USD');
 
 describe('line and invoice arithmetic', () => {
   it('adds 0.10 + 0.20 to exactly 0.30 across lines', () => {
     const totals = invoiceAmounts([line('1', '0.1'), line('1', '0.2')]);
-    expect(money(totals.totalMinor)).toBe('0.30');
+    expect(money(totals.totalMinor, 'USD')).toBe('0.30');
     expect(totals.totalMinor).toBe(30n);
   });
 
   it('rounds 3 x 33.333 half-up to 100.00 per line', () => {
-    expect(money(line('3', '33.333').subtotalMinor)).toBe('100.00');
+    expect(money(line('3', '33.333').subtotalMinor, 'USD')).toBe('100.00');
   });
 
   it('sums rounded lines: three lines of 1 x 33.335 are 3 x 33.34 = 100.02, not 100.01', () => {
     const one = line('1', '33.335');
-    expect(money(one.subtotalMinor)).toBe('33.34');
-    expect(money(invoiceAmounts([one, one, one]).subtotalMinor)).toBe('100.02');
+    expect(money(one.subtotalMinor, 'USD')).toBe('33.34');
+    expect(money(invoiceAmounts([one, one, one]).subtotalMinor, 'USD')).toBe('100.02');
   });
 
   it('computes tax on the rounded line subtotal, rounded half-up', () => {
@@ -52,7 +51,7 @@ describe('line and invoice arithmetic', () => {
 
   it('totals an invoice as the sum of rounded lines and taxes', () => {
     const totals = invoiceAmounts([line('3', '33.333', '20'), line('1', '19.99', '8.875'), line('0.5', '0.01')]);
-    expect({ subtotal: money(totals.subtotalMinor), tax: money(totals.taxTotalMinor), total: money(totals.totalMinor) }).toEqual({
+    expect({ subtotal: money(totals.subtotalMinor, 'USD'), tax: money(totals.taxTotalMinor, 'USD'), total: money(totals.totalMinor, 'USD') }).toEqual({
       subtotal: '120.00',
       tax: '21.77',
       total: '141.77',
@@ -60,14 +59,14 @@ describe('line and invoice arithmetic', () => {
   });
 
   it('prices lines from request values and reports every problem with its path', () => {
-    const { lines, totals } = readLines([{ description: ' Work ', quantity: '1.50', unit_price: 10, tax_rate: '20.000' }]);
+    const { lines, totals } = readLines([{ description: ' Work ', quantity: '1.50', unit_price: 10, tax_rate: '20.000' }], 'USD');
     expect(lines[0]).toMatchObject({ description: 'Work', quantity: '1.5', unit_price: '10', tax_rate: '20', subtotal_minor: 1500n, tax_minor: 300n });
     expect(totals.totalMinor).toBe(1800n);
     try {
       readLines([
         { description: 'a', quantity: '0', unit_price: '1.00001' },
         { description: 'b', quantity: '1', unit_price: '1', tax_rate: '100.5' },
-      ]);
+      ], 'USD');
       expect.unreachable();
     } catch (error) {
       expect((error as { details: Array<{ path: string }> }).details.map((detail) => detail.path)).toEqual([
@@ -79,8 +78,8 @@ describe('line and invoice arithmetic', () => {
   });
 
   it('refuses an invoice above the largest amount', () => {
-    expect(() => readLines([{ description: 'big', quantity: '1000000000', unit_price: '1000000000000' }])).toThrow();
-    expect(() => readLines(Array.from({ length: 2 }, () => ({ description: 'x', quantity: '1', unit_price: '600000000000' })))).toThrow();
+    expect(() => readLines([{ description: 'big', quantity: '1000000000', unit_price: '1000000000000' }], 'USD')).toThrow();
+    expect(() => readLines(Array.from({ length: 2 }, () => ({ description: 'x', quantity: '1', unit_price: '600000000000' })), 'USD')).toThrow();
   });
 });
 
@@ -134,12 +133,10 @@ describe('checking decimal input', () => {
 
 describe('formatting', () => {
   it('formats money with 2 decimals, quantities plainly, prices with at least 2 decimals', () => {
-    expect(money(1230n)).toBe('12.30');
-    expect(money(5n)).toBe('0.05');
+    expect(money(1230n, 'USD')).toBe('12.30');
+    expect(money(5n, 'USD')).toBe('0.05');
     expect(plain(d('1.5000'))).toBe('1.5');
     expect(plain(d('20.0000'))).toBe('20');
-    expect(price(d('12.3'))).toBe('12.30');
-    expect(price(d('33.3330'))).toBe('33.333');
   });
 
   it('numbers invoices INV-000001 and grows past six digits', () => {

@@ -2,8 +2,12 @@ import type { ErrorDetail } from '../../platform/errors/app-error.js';
 import {
   add,
   compare,
+  decimalsAllowed,
+  decimalsMessage,
   DecimalFormatError,
-  formatMinorUnits,
+  fitsCurrency,
+  formatAmount,
+  MAX_AMOUNT_DECIMALS,
   multiply,
   parseDecimal,
   roundHalfUp,
@@ -15,18 +19,22 @@ import {
 
 /**
  * The invoicing arithmetic, exact and pure: amounts are major-unit decimal strings on the
- * wire and integer minor units (2 decimals) in storage; quantities, unit prices and tax
- * rates keep up to 4 decimals. Each line is rounded half-up to cents, then summed.
+ * wire with the currency's decimals (`src/lib/money.ts`: JPY "1500", USD "12.30"), and
+ * hundredths of the major unit in storage (`*_minor` columns, scale 2, whatever the
+ * currency: every amount the spec allows fits exactly, and rows stored before the
+ * currency rules stay exact). Quantities, unit prices and tax rates keep up to 4
+ * decimals. Each line is rounded half-up to the currency's decimals, then summed.
  */
 
-export const MONEY_DECIMALS = 2;
+/** Decimals of the stored `*_minor` integers: hundredths of the major unit. */
+export const STORED_SCALE = MAX_AMOUNT_DECIMALS;
 export const QUANTITY_DECIMALS = 4;
 export const UNIT_PRICE_DECIMALS = 4;
 export const TAX_RATE_DECIMALS = 4;
 
 /** The largest amount anywhere (a line, an invoice, a payment): 1,000,000,000,000.00. */
 export const MAX_AMOUNT_MINOR = 100_000_000_000_000n;
-export const MAX_AMOUNT_TEXT = formatMinorUnits(MAX_AMOUNT_MINOR);
+export const MAX_AMOUNT_TEXT = toFixed({ units: MAX_AMOUNT_MINOR, scale: STORED_SCALE }, STORED_SCALE);
 const MAX_QUANTITY = parseDecimal('1000000000');
 const MAX_UNIT_PRICE = parseDecimal('1000000000000');
 const HUNDRED = parseDecimal('100');
@@ -42,8 +50,8 @@ export interface DecimalRule {
   label: string;
 }
 
-export const MONEY_RULE: Omit<DecimalRule, 'label'> = { decimals: MONEY_DECIMALS, allowZero: false, max: { units: MAX_AMOUNT_MINOR, scale: 2 } };
-export const MIN_AMOUNT_RULE: Omit<DecimalRule, 'label'> = { decimals: MONEY_DECIMALS, allowZero: true, max: { units: MAX_AMOUNT_MINOR, scale: 2 } };
+export const MONEY_RULE: Omit<DecimalRule, 'label'> = { decimals: MAX_AMOUNT_DECIMALS, allowZero: false, max: { units: MAX_AMOUNT_MINOR, scale: STORED_SCALE } };
+export const MIN_AMOUNT_RULE: Omit<DecimalRule, 'label'> = { decimals: MAX_AMOUNT_DECIMALS, allowZero: true, max: { units: MAX_AMOUNT_MINOR, scale: STORED_SCALE } };
 export const QUANTITY_RULE: Omit<DecimalRule, 'label'> = { decimals: QUANTITY_DECIMALS, allowZero: false, max: MAX_QUANTITY };
 export const UNIT_PRICE_RULE: Omit<DecimalRule, 'label'> = { decimals: UNIT_PRICE_DECIMALS, allowZero: true, max: MAX_UNIT_PRICE };
 export const TAX_RATE_RULE: Omit<DecimalRule, 'label'> = { decimals: TAX_RATE_DECIMALS, allowZero: true, max: HUNDRED };
@@ -76,13 +84,37 @@ export function checkDecimal(input: string | number, path: string, rule: Decimal
   return { ok: true, value };
 }
 
+/**
+ * `checkDecimal`, then the currency's own limit (JPY: whole numbers) when the currency is
+ * known; `currency` undefined checks only the spec's 2 decimals, for amounts whose
+ * currency is read later (then `fitCurrency`).
+ */
+export function checkMoney(input: string | number, path: string, rule: DecimalRule, currency: string | undefined): Checked {
+  const checked = checkDecimal(input, path, rule);
+  return checked.ok && currency !== undefined ? fitCurrency(checked.value, path, currency, rule.label) : checked;
+}
+
+/** A checked amount against its currency's decimals: JPY "1500.50" is refused, "1500" and "1500.00" pass. */
+export function fitCurrency(value: Decimal, path: string, currency: string, label: string): Checked {
+  return fitsCurrency(value, currency) ? { ok: true, value } : problem(path, 'invalid_format', decimalsMessage(currency, label));
+}
+
+/**
+ * A unit price: up to 4 decimals (Xero's precision, so 3 x 33.333 can be written), except
+ * in a currency without a minor unit, where it is a whole number like every other amount.
+ */
+export function checkUnitPrice(input: string | number, path: string, currency: string): Checked {
+  const checked = checkDecimal(input, path, { ...UNIT_PRICE_RULE, label: 'unit_price' });
+  return checked.ok && decimalsAllowed(currency) === 0 ? fitCurrency(checked.value, path, currency, 'unit_price') : checked;
+}
+
 function problem(path: string, code: string, message: string): Checked {
   return { ok: false, problem: { path, code, message } };
 }
 
-/** Minor units of a decimal already checked to have at most 2 decimals. */
+/** The stored integer (hundredths) of an amount already checked to have at most 2 decimals. */
 export function minorOf(value: Decimal): bigint {
-  return roundHalfUp(value, MONEY_DECIMALS).units;
+  return roundHalfUp(value, STORED_SCALE).units;
 }
 
 export interface LineValues {
@@ -98,13 +130,15 @@ export interface LineAmounts {
 }
 
 /**
- * One line: subtotal = round_half_up(quantity x unit_price, 2);
- * tax = round_half_up(subtotal x tax_rate / 100, 2). Both in minor units.
+ * One line, with d = the currency's decimals (USD 2, JPY 0): subtotal =
+ * round_half_up(quantity x unit_price, d); tax = round_half_up(subtotal x tax_rate / 100, d).
+ * Both as stored integers (hundredths).
  */
-export function lineAmounts(line: LineValues): LineAmounts {
-  const subtotal = roundHalfUp(multiply(line.quantity, line.unitPrice), MONEY_DECIMALS);
-  const tax = line.taxRate === null ? ZERO : multiply(subtotal, multiply(line.taxRate, ONE_PERCENT));
-  return { subtotalMinor: subtotal.units, taxMinor: roundHalfUp(tax, MONEY_DECIMALS).units };
+export function lineAmounts(line: LineValues, currency: string): LineAmounts {
+  const decimals = decimalsAllowed(currency);
+  const subtotal = roundHalfUp(multiply(line.quantity, line.unitPrice), decimals);
+  const tax = line.taxRate === null ? ZERO : roundHalfUp(multiply(subtotal, multiply(line.taxRate, ONE_PERCENT)), decimals);
+  return { subtotalMinor: minorOf(subtotal), taxMinor: minorOf(tax) };
 }
 
 export interface InvoiceAmounts {
@@ -124,19 +158,18 @@ export function invoiceAmounts(lines: readonly LineAmounts[]): InvoiceAmounts {
   return { subtotalMinor, taxTotalMinor, totalMinor: subtotalMinor + taxTotalMinor };
 }
 
-/** "12.30" from 1230n. */
-export function money(minor: bigint): string {
-  return formatMinorUnits(minor, MONEY_DECIMALS);
+/**
+ * A stored amount as the API shows it: (1230n, "USD") -> "12.30", (150000n, "JPY") -> "1500";
+ * null (a policy for any currency) keeps the spec's 2 decimals.
+ */
+export function money(stored: bigint, currency: string | null): string {
+  const value = { units: stored, scale: STORED_SCALE };
+  return currency === null ? toFixed(value, STORED_SCALE) : formatAmount(value, currency);
 }
 
 /** A decimal with only the decimals it needs: "1.5000" -> "1.5", "20" -> "20". */
 export function plain(value: Decimal): string {
   return toFixed(value, significantDecimals(value));
-}
-
-/** A unit price: at least 2 decimals, more only when needed: "12.3" -> "12.30", "33.333" stays. */
-export function price(value: Decimal): string {
-  return toFixed(value, Math.max(MONEY_DECIMALS, significantDecimals(value)));
 }
 
 /** Sum of decimals, for tests and checks. */

@@ -8,6 +8,9 @@ import type { PageRequest } from '../../platform/pagination/index.js';
 import {
   addDays,
   checkDecimal,
+  checkMoney,
+  checkUnitPrice,
+  fitCurrency,
   invoiceAmounts,
   lineAmounts,
   MAX_AMOUNT_MINOR,
@@ -18,7 +21,6 @@ import {
   plain,
   QUANTITY_RULE,
   TAX_RATE_RULE,
-  UNIT_PRICE_RULE,
   utcDate,
   type InvoiceAmounts,
 } from './amounts.js';
@@ -81,10 +83,15 @@ export function createInvoiceRules(db: InvoicingDb) {
 
   return {
     async createInvoice(ctx: RequestContext, input: CreateInvoiceInput): Promise<InvoiceView> {
-      const { lines, totals } = readLines(input.line_items ?? []);
+      // Lines are checked once before any query (every problem at once), and again in the
+      // customer's default currency when the request names none.
+      const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : undefined;
+      const items = input.line_items ?? [];
+      if (currency !== undefined) readLines(items, currency);
       const issueDate = input.issue_date ?? utcDate(ctx.now);
       return db.transaction().execute(async (tx) => {
         const customer = await requireBillableCustomer(tx, ctx, input.customer_id);
+        const { lines, totals } = readLines(items, currency ?? customer.default_currency);
         const dueDate = input.due_date ?? addDays(issueDate, customer.default_payment_terms_days);
         checkDates(issueDate, dueDate);
         const sequence = await repository.nextInvoiceNumber(tx, ctx);
@@ -92,7 +99,7 @@ export function createInvoiceRules(db: InvoicingDb) {
           number: formatInvoiceNumber(sequence),
           customer_id: customer.id,
           status: 'draft',
-          currency: input.currency !== undefined ? normalizeCurrency(input.currency)! : customer.default_currency,
+          currency: currency ?? customer.default_currency,
           issue_date: issueDate,
           due_date: dueDate,
           notes: cleanText(input.notes) ?? null,
@@ -132,7 +139,8 @@ export function createInvoiceRules(db: InvoicingDb) {
 
     /** Drafts only: the fields sent change; `line_items` replaces every line and the totals. */
     async updateInvoice(ctx: RequestContext, invoiceId: string, input: UpdateInvoiceInput): Promise<InvoiceView> {
-      const newLines = input.line_items !== undefined ? readLines(input.line_items) : undefined;
+      const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : undefined;
+      if (input.line_items !== undefined && currency !== undefined) readLines(input.line_items, currency);
       return db.transaction().execute(async (tx) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         assertFresh(input.expected_updated_at, current.updated_at);
@@ -141,11 +149,17 @@ export function createInvoiceRules(db: InvoicingDb) {
         if (input.customer_id !== undefined && String(input.customer_id) !== current.customer_id) {
           changes.customer_id = (await requireBillableCustomer(tx, ctx, input.customer_id)).id;
         }
-        if (input.currency !== undefined) changes.currency = normalizeCurrency(input.currency)!;
+        if (currency !== undefined) changes.currency = currency;
         if (input.issue_date !== undefined) changes.issue_date = input.issue_date;
         if (input.due_date !== undefined) changes.due_date = input.due_date;
         checkDates(changes.issue_date ?? current.issue_date, changes.due_date ?? current.due_date);
         if (input.notes !== undefined) changes.notes = cleanText(input.notes) ?? null;
+        const newLines =
+          input.line_items !== undefined
+            ? readLines(input.line_items, currency ?? current.currency)
+            : currency !== undefined && currency !== current.currency
+              ? await repriceLines(tx, ctx, invoiceId, currency)
+              : undefined;
         if (newLines) {
           await repository.replaceLines(tx, ctx, invoiceId, newLines.lines);
           changes.subtotal_minor = newLines.totals.subtotalMinor;
@@ -210,7 +224,8 @@ export function createInvoiceRules(db: InvoicingDb) {
      * amount due, in the invoice currency. Moves the invoice to partially_paid or paid.
      */
     async recordPayment(ctx: RequestContext, invoiceId: string, input: RecordPaymentInput): Promise<RecordedPaymentView> {
-      const amount = checkDecimal(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' });
+      const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : undefined;
+      const amount = checkMoney(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' }, currency);
       const problems: ErrorDetail[] = amount.ok ? [] : [amount.problem];
       const paidAt = input.paid_at !== undefined ? new Date(Date.parse(input.paid_at)) : ctx.now;
       if (Number.isNaN(paidAt.getTime())) {
@@ -228,20 +243,20 @@ export function createInvoiceRules(db: InvoicingDb) {
             { path: 'status', code: 'invalid_state', message: 'Payments are recorded on open or partially_paid invoices.', status: current.status },
           ]);
         }
-        const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : current.currency;
-        if (currency !== current.currency) {
+        if (currency !== undefined && currency !== current.currency) {
           throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The invoice is in ${current.currency}; a payment must be too.` }]);
         }
+        const fits = fitCurrency(amount.value, 'amount', current.currency, 'amount');
+        if (!fits.ok) throw validationFailed([fits.problem]);
         const due = amountDueMinor(current);
         if (amountMinor > due) {
-          throw validationFailed([
-            { path: 'amount', code: 'out_of_range', message: `amount must be at most the amount due, ${money(due)}.`, amount_due: money(due) },
-          ]);
+          const dueText = money(due, current.currency);
+          throw validationFailed([{ path: 'amount', code: 'out_of_range', message: `amount must be at most the amount due, ${dueText}.`, amount_due: dueText }]);
         }
         const payment = await repository.insertPayment(tx, ctx, {
           invoice_id: invoiceId,
           amount_minor: amountMinor,
-          currency,
+          currency: current.currency,
           method: input.method?.trim() ?? 'manual',
           reference: cleanText(input.reference) ?? null,
           paid_at: paidAt,
@@ -262,19 +277,37 @@ export function createInvoiceRules(db: InvoicingDb) {
   };
 }
 
-/** Checks and prices the lines of a create or update; every problem is reported at once. */
-export function readLines(items: readonly LineItemInputValue[]): { lines: NewLine[]; totals: InvoiceAmounts } {
+/**
+ * A draft moved to another currency keeps its lines, priced again with that currency's
+ * rounding; a unit price the new currency cannot hold (12.50 in JPY) refuses the move.
+ */
+async function repriceLines(tx: InvoicingDb, ctx: RequestContext, invoiceId: string, currency: string) {
+  const stored = await repository.findLines(tx, ctx, [invoiceId]);
+  try {
+    return readLines(
+      stored.map((line) => ({ description: line.description, quantity: line.quantity, unit_price: line.unit_price, tax_rate: line.tax_rate })),
+      currency,
+    );
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const problems = (error.details ?? []).map((detail) => `${detail.path}: ${detail.message}`).join(' ');
+    throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The draft's lines do not fit ${currency}; send line_items with the currency. ${problems}` }]);
+  }
+}
+
+/** Checks and prices the lines of a create or update in `currency`; every problem is reported at once. */
+export function readLines(items: readonly LineItemInputValue[], currency: string): { lines: NewLine[]; totals: InvoiceAmounts } {
   const problems: ErrorDetail[] = [];
   const lines: NewLine[] = [];
   items.forEach((item, index) => {
     const at = `line_items[${index}]`;
     const quantity = checkDecimal(item.quantity, `${at}.quantity`, { ...QUANTITY_RULE, label: 'quantity' });
-    const unitPrice = checkDecimal(item.unit_price, `${at}.unit_price`, { ...UNIT_PRICE_RULE, label: 'unit_price' });
+    const unitPrice = checkUnitPrice(item.unit_price, `${at}.unit_price`, currency);
     const taxRate = item.tax_rate === undefined || item.tax_rate === null ? null : checkDecimal(item.tax_rate, `${at}.tax_rate`, { ...TAX_RATE_RULE, label: 'tax_rate' });
     for (const checked of [quantity, unitPrice, taxRate]) if (checked && !checked.ok) problems.push(checked.problem);
     if (!quantity.ok || !unitPrice.ok || (taxRate && !taxRate.ok)) return;
     const values = { quantity: quantity.value, unitPrice: unitPrice.value, taxRate: taxRate ? taxRate.value : null };
-    const amounts = lineAmounts(values);
+    const amounts = lineAmounts(values, currency);
     if (amounts.subtotalMinor + amounts.taxMinor > MAX_AMOUNT_MINOR) {
       problems.push({ path: at, code: 'out_of_range', message: `A line may total at most ${MAX_AMOUNT_TEXT}.` });
       return;

@@ -1,5 +1,5 @@
-import { trimDecimalText } from '../../lib/money.js';
-import { MONEY_DECIMALS, money } from './amounts.js';
+import { decimalsAllowed, trimDecimalText } from '../../lib/money.js';
+import { money } from './amounts.js';
 import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
 import type {
   ApprovalPolicyView,
@@ -27,16 +27,17 @@ export function presentCreatedCustomer(row: CustomerRow): CreatedCustomerView {
   return view;
 }
 
-export function presentLine(row: LineItemRow): LineItemView {
+/** A line as shown in its invoice's currency. */
+export function presentLine(row: LineItemRow, currency: string): LineItemView {
   return {
     id: jsonId(row.id),
     description: row.description,
     quantity: trimDecimalText(row.quantity),
-    unit_price: trimDecimalText(row.unit_price, MONEY_DECIMALS),
+    unit_price: trimDecimalText(row.unit_price, decimalsAllowed(currency)),
     tax_rate: row.tax_rate === null ? null : trimDecimalText(row.tax_rate),
-    subtotal: money(row.subtotal_minor),
-    tax: money(row.tax_minor),
-    total: money(row.subtotal_minor + row.tax_minor),
+    subtotal: money(row.subtotal_minor, currency),
+    tax: money(row.tax_minor, currency),
+    total: money(row.subtotal_minor + row.tax_minor, currency),
   };
 }
 
@@ -44,10 +45,10 @@ export function presentPayment(row: PaymentRow): PaymentView {
   return {
     id: jsonId(row.id),
     invoice_id: jsonId(row.invoice_id),
-    amount: money(row.amount_minor),
-    refunded_amount: money(row.refunded_minor),
-    pending_refund_amount: money(row.reserved_minor),
-    refundable_amount: money(row.amount_minor - row.refunded_minor - row.reserved_minor),
+    amount: money(row.amount_minor, row.currency),
+    refunded_amount: money(row.refunded_minor, row.currency),
+    pending_refund_amount: money(row.reserved_minor, row.currency),
+    refundable_amount: money(row.amount_minor - row.refunded_minor - row.reserved_minor, row.currency),
     currency: row.currency,
     method: row.method,
     reference: row.reference,
@@ -71,13 +72,13 @@ export function presentInvoice(row: InvoiceRow, lines: readonly LineItemRow[], p
     issue_date: row.issue_date,
     due_date: row.due_date,
     notes: row.notes,
-    line_items: lines.map(presentLine),
-    subtotal: money(row.subtotal_minor),
-    tax_total: money(row.tax_total_minor),
-    total: money(row.total_minor),
-    amount_paid: money(row.amount_paid_minor),
-    amount_refunded: money(row.amount_refunded_minor),
-    amount_due: money(amountDueMinor(row)),
+    line_items: lines.map((line) => presentLine(line, row.currency)),
+    subtotal: money(row.subtotal_minor, row.currency),
+    tax_total: money(row.tax_total_minor, row.currency),
+    total: money(row.total_minor, row.currency),
+    amount_paid: money(row.amount_paid_minor, row.currency),
+    amount_refunded: money(row.amount_refunded_minor, row.currency),
+    amount_due: money(amountDueMinor(row), row.currency),
     payments: payments.map(presentPayment),
     finalized_at: row.finalized_at,
     paid_at: row.paid_at,
@@ -92,7 +93,7 @@ export function presentRefund(row: RefundRow): RefundView {
     id: jsonId(row.id),
     invoice_id: jsonId(row.invoice_id),
     customer_payment_id: jsonId(row.customer_payment_id),
-    amount: money(row.amount_minor),
+    amount: money(row.amount_minor, row.currency),
     status: row.status,
     currency: row.currency,
     method: row.method,
@@ -106,7 +107,7 @@ export function presentPolicy(row: PolicyRow): ApprovalPolicyView {
   return {
     id: jsonId(row.id),
     action: row.action,
-    min_amount: money(row.min_amount_minor),
+    min_amount: money(row.min_amount_minor, row.currency),
     currency: row.currency,
     created_at: row.created_at,
   };
@@ -121,7 +122,7 @@ export function presentApproval(row: ApprovalRow, refund: RefundRow | undefined)
     request: {
       invoice_id: jsonId(row.invoice_id),
       customer_payment_id: jsonId(row.customer_payment_id),
-      amount: money(row.amount_minor),
+      amount: money(row.amount_minor, row.currency),
       currency: row.currency,
       method: row.method,
       reason: row.reason,

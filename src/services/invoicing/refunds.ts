@@ -4,7 +4,7 @@ import { nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
-import { checkDecimal, MIN_AMOUNT_RULE, minorOf, money, MONEY_RULE } from './amounts.js';
+import { checkMoney, fitCurrency, MIN_AMOUNT_RULE, minorOf, money, MONEY_RULE } from './amounts.js';
 import { presentApproval, presentPolicy, presentRefund } from './present.js';
 import * as repository from './repository.js';
 import type { ApprovalRow, InvoiceRow, InvoicingDb, PaymentRow } from './repository.js';
@@ -34,13 +34,14 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     return payment.amount_minor - payment.refunded_minor - payment.reserved_minor;
   }
 
-  function exceedsBalance(available: bigint): AppError {
+  function exceedsBalance(available: bigint, currency: string): AppError {
+    const availableText = money(available, currency);
     return validationFailed([
       {
         path: 'amount',
         code: 'out_of_range',
-        message: `amount must not be above the refundable balance of the payment, ${money(available)}.`,
-        refundable_amount: money(available),
+        message: `amount must not be above the refundable balance of the payment, ${availableText}.`,
+        refundable_amount: availableText,
       },
     ]);
   }
@@ -105,7 +106,8 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
      * and the refund or reservation written, so concurrent requests never overdraw.
      */
     async createRefund(ctx: RequestContext, input: CreateRefundInput): Promise<RefundOutcome> {
-      const amount = checkDecimal(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' });
+      const requestedCurrency = input.currency !== undefined ? normalizeCurrency(input.currency)! : undefined;
+      const amount = checkMoney(input.amount, 'amount', { ...MONEY_RULE, label: 'amount' }, requestedCurrency);
       if (!amount.ok) throw validationFailed([amount.problem]);
       const amountMinor = minorOf(amount.value);
       const invoiceId = String(input.invoice_id);
@@ -120,12 +122,14 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
             { path: 'customer_payment_id', code: 'not_found', message: 'No payment with this id was applied to the invoice.' },
           ]);
         }
-        const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : payment.currency;
-        if (currency !== payment.currency) {
-          throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The payment is in ${payment.currency}; a refund of it must be too.` }]);
+        const currency = payment.currency;
+        if (requestedCurrency !== undefined && requestedCurrency !== currency) {
+          throw validationFailed([{ path: 'currency', code: 'invalid_value', message: `The payment is in ${currency}; a refund of it must be too.` }]);
         }
+        const fits = fitCurrency(amount.value, 'amount', currency, 'amount');
+        if (!fits.ok) throw validationFailed([fits.problem]);
         const available = refundable(payment);
-        if (amountMinor > available) throw exceedsBalance(available);
+        if (amountMinor > available) throw exceedsBalance(available, currency);
         const method = input.method?.trim() ?? 'manual';
         const reason = cleanText(input.reason) ?? null;
 
@@ -145,14 +149,14 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
           });
           // The amount is reserved now, so a second request cannot spend it while this one waits.
           await repository.adjustPaymentRefunds(tx, ctx, paymentId, { refunded: 0n, reserved: amountMinor }, nextUpdatedAt(payment.updated_at, ctx.now));
-          const threshold = `${money(policy.min_amount_minor)}${policy.currency ? ` ${policy.currency}` : ''}`;
+          const threshold = policy.currency ? `${money(policy.min_amount_minor, policy.currency)} ${policy.currency}` : money(policy.min_amount_minor, currency);
           return {
             kind: 'pending_approval',
             pending: {
               pending_approval: true,
               approval_instance_id: Number(approval.id),
               approval_status_url: approvalUrl(approval.id),
-              message: `Refunds of ${threshold} or more need approval (policy ${policy.id}). ${money(amountMinor)} ${currency} is reserved on the payment until the request is approved or rejected; poll approval_status_url.`,
+              message: `Refunds of ${threshold} or more need approval (policy ${policy.id}). ${money(amountMinor, currency)} ${currency} is reserved on the payment until the request is approved or rejected; poll approval_status_url.`,
             },
           };
         }
@@ -183,12 +187,13 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     // Approval policies
 
     async createPolicy(ctx: RequestContext, input: CreateApprovalPolicyInput): Promise<ApprovalPolicyView> {
-      const minAmount = checkDecimal(input.min_amount, 'min_amount', { ...MIN_AMOUNT_RULE, label: 'min_amount' });
+      const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : null;
+      const minAmount = checkMoney(input.min_amount, 'min_amount', { ...MIN_AMOUNT_RULE, label: 'min_amount' }, currency ?? undefined);
       if (!minAmount.ok) throw validationFailed([minAmount.problem]);
       const row = await repository.insertPolicy(db, ctx, {
         action: input.action,
         min_amount_minor: minorOf(minAmount.value),
-        currency: input.currency !== undefined ? normalizeCurrency(input.currency)! : null,
+        currency,
         created_at: ctx.now,
       });
       return presentPolicy(row);
@@ -242,7 +247,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
           if (!invoice || !payment) throw notFound('Payment');
           // The request's own reservation counts as available to it.
           const available = refundable(payment) + approval.amount_minor;
-          if (approval.amount_minor > available || payment.reserved_minor < approval.amount_minor) throw exceedsBalance(available);
+          if (approval.amount_minor > available || payment.reserved_minor < approval.amount_minor) throw exceedsBalance(available, approval.currency);
           await applyRefund(
             tx,
             ctx,

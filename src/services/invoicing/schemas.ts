@@ -27,7 +27,8 @@ const DecimalInput = (description: string, examples: string[]) =>
 /** An ISO 4217 code in any case (unknown codes are 400); stored and returned upper-case. */
 const Currency = (description: string) => Type.String({ format: CURRENCY_FORMAT, minLength: 3, maxLength: 3, description, examples: ['USD'] });
 
-const Money = (description: string) => Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description, examples: ['120.00'] });
+/** Major units with the currency's decimals: "120.00" in USD, "1500" in JPY (ISO 4217, at most 2). */
+const Money = (description: string) => Type.String({ pattern: '^-?\\d+(\\.\\d{2})?$', description, examples: ['120.00'] });
 
 const CalendarDate = (description: string) =>
   Type.String({
@@ -122,10 +123,10 @@ export const LineItem = Type.Object({
   id: Id('Line item id.'),
   description: Type.String(),
   quantity: Type.String({ description: 'Decimal, up to 4 places.', examples: ['3'] }),
-  unit_price: Type.String({ description: 'Major units, at least 2 places (up to 4).', examples: ['33.333'] }),
+  unit_price: Type.String({ description: 'Major units, at least the currency\'s places (2; JPY 0), up to 4.', examples: ['33.333'] }),
   tax_rate: Nullable(Type.String({ description: 'Percent, up to 4 places; null for no tax.', examples: ['20'] })),
-  subtotal: Money('round_half_up(quantity x unit_price, 2).'),
-  tax: Money('round_half_up(subtotal x tax_rate / 100, 2).'),
+  subtotal: Money('round_half_up(quantity x unit_price, d), d = the currency\'s decimals (2; JPY 0).'),
+  tax: Money('round_half_up(subtotal x tax_rate / 100, d).'),
   total: Money('subtotal + tax.'),
 });
 
@@ -173,7 +174,7 @@ const LineItemInput = Type.Object(
   {
     description: Type.String({ minLength: 1, maxLength: 1000, pattern: ONE_LINE_NOT_BLANK, description: 'What is billed; trimmed.', examples: ['Consulting, November'] }),
     quantity: DecimalInput('Greater than 0, up to 4 decimal places, at most 1,000,000,000; a numeric string (or number).', ['3', '1.5']),
-    unit_price: DecimalInput('Major units, 0 or more, up to 4 decimal places; a numeric string (or number).', ['33.333', '120.00']),
+    unit_price: DecimalInput('Major units, 0 or more, up to 4 decimal places (whole numbers in currencies without a minor unit, such as JPY); a numeric string (or number).', ['33.333', '120.00']),
     tax_rate: Type.Optional(Nullable(DecimalInput('Percent, 0 to 100, up to 4 decimal places; null or absent for no tax.', ['20', '8.875']))),
   },
   { additionalProperties: false },
@@ -192,7 +193,7 @@ const invoiceInputs = {
 
 export const CreateInvoiceBody = Type.Object(invoiceInputs, {
   additionalProperties: false,
-  description: 'Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, 2), tax round_half_up(subtotal x rate / 100, 2); totals are sums.',
+  description: 'Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, d), tax round_half_up(subtotal x rate / 100, d), d = the currency decimals (2; JPY 0); totals are sums.',
   examples: [
     {
       customer_id: 1,
@@ -225,7 +226,7 @@ export const ListInvoicesQuery = ListQuery({
 
 export const RecordPaymentBody = Type.Object(
   {
-    amount: DecimalInput(`Major units: greater than 0, at most 2 decimal places, at most the amount due.`, ['50.00']),
+    amount: DecimalInput(`Major units: greater than 0, at most 2 decimal places (0 in JPY and other currencies without a minor unit), at most the amount due.`, ['50.00']),
     currency: Type.Optional(Currency('Must be the invoice currency if sent.')),
     method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, pattern: ONE_LINE_NOT_BLANK, description: 'Free text; default manual.', examples: ['bank_transfer'] })),
     paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the money arrived; not in the future. Default now.' })),
@@ -266,7 +267,7 @@ export const CreateRefundBody = Type.Object(
     invoice_id: IdInput('Invoice the payment was applied to.'),
     customer_payment_id: IdInput('Payment to refund (an id from the invoice payments list).'),
     amount: DecimalInput(
-      `Major units: greater than 0, at most 2 decimal places, not above the refundable balance (payment amount - refunds - refunds awaiting approval). Numeric strings accepted.`,
+      `Major units: greater than 0, at most 2 decimal places (0 in JPY and other currencies without a minor unit), not above the refundable balance (payment amount - refunds - refunds awaiting approval). Numeric strings accepted.`,
       ['25.00'],
     ),
     currency: Type.Optional(Currency('Defaults to the payment currency; must match it.')),
@@ -294,7 +295,7 @@ export const ApprovalPolicy = Type.Object({
 export const CreateApprovalPolicyBody = Type.Object(
   {
     action: Type.Literal('refund', { description: 'The action that needs approval; only refund exists.' }),
-    min_amount: DecimalInput(`Major units, 0 or more (0: every refund), at most 2 decimal places, at most ${MAX_AMOUNT_TEXT}.`, ['500.00']),
+    min_amount: DecimalInput(`Major units, 0 or more (0: every refund), at most 2 decimal places (0 with a currency without a minor unit, such as JPY), at most ${MAX_AMOUNT_TEXT}.`, ['500.00']),
     currency: Type.Optional(Currency('Only refunds in this currency match; absent: refunds in any currency.')),
   },
   { additionalProperties: false, examples: [{ action: 'refund', min_amount: '500.00' }, { action: 'refund', min_amount: '1000', currency: 'EUR' }] },

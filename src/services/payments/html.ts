@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { formatMinorUnits } from '../../lib/money.js';
+import { decimalsAllowed, formatMinorUnits } from '../../lib/money.js';
 import type { CardField } from './processor.js';
 import type { CheckoutPageData } from './service.js';
 import type { LineItemView, PaymentLinkView } from './schemas.js';
@@ -39,12 +39,12 @@ function render(value: unknown): string {
   return escapeHtml(value);
 }
 
-/** An amount in minor units, formatted with the currency's own number of decimals. */
+/** An amount in ISO minor units with the currency's decimals as the API counts them (JPY 0, USD 2, KWD 2). */
 export function formatAmount(cents: number, currency: string): string {
-  const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-  const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
+  const decimals = decimalsAllowed(currency);
+  const format = new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   // A decimal string keeps the amount exact (no float conversion).
-  return format.format(formatMinorUnits(BigInt(cents), decimals) as unknown as number);
+  return format.format(formatMinorUnits(BigInt(cents), currency) as unknown as number);
 }
 
 export const STYLESHEET = `

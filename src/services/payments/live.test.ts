@@ -70,6 +70,15 @@ describe('live payments through the Stripe adapter', () => {
     expect((await getLink(platform, liveKey, link.id)).use_count).toBe(1);
   });
 
+  it('sends ISK to Stripe in its two-decimal units: 1500 kronur as 150000', async () => {
+    const liveKey = await (await platform.newTenant()).key({ mode: 'live' });
+    const session = await createSession(platform, liveKey, { amount_cents: 1500, description: 'Hot dog', currency: 'isk', success_url: 'https://example.com/' });
+    expect(session).toMatchObject({ amount_total_cents: 1500, currency: 'ISK' });
+    const before = fake.requests.length;
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    expect(fake.requests[before]!.form.get('amount')).toBe('150000');
+  });
+
   it('keeps test-mode sessions in the sandbox even when Stripe is configured', async () => {
     const testKey = await (await platform.newTenant()).key();
     const session = await createSession(platform, testKey);

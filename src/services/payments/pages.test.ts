@@ -86,12 +86,12 @@ describe('the hosted checkout page', () => {
     expect(html).toContain('href="https://shop.example.com/cart?a=1&amp;b=&quot;2&quot;"');
   });
 
-  it('formats totals with the currency minor units', async () => {
+  it('formats totals with the currency minor units (at most the spec\'s 2 decimals)', async () => {
     const key = await newKey();
     const yen = await createSession(platform, key, { amount_cents: 1500, description: 'Tea', currency: 'JPY', success_url: 'https://example.com/' });
     expect((await openPage(platform, `/checkout/${yen.id}`)).html).toContain('Pay ¥1,500');
     const dinar = await createSession(platform, key, { amount_cents: 1500, description: 'Tea', currency: 'KWD', success_url: 'https://example.com/' });
-    expect((await openPage(platform, `/checkout/${dinar.id}`)).html).toMatch(/KWD\s1\.500/);
+    expect((await openPage(platform, `/checkout/${dinar.id}`)).html).toMatch(/KWD\s1\.50(?!\d)/);
   });
 
   it('answers unknown or malformed session ids with a 404 page', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, formatAmount, html } from './html.js';
 import { createOutboundHttp } from '../../platform/outbound/http.js';
 import { FakeStripe } from '../../../test/fakes/fake-stripe.js';
-import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor } from './processor.js';
+import { cardBrand, checkCard, luhnValid, ProcessorError, SandboxProcessor, StripeProcessor, stripeAmount } from './processor.js';
 import { successRedirect } from './service.js';
 
 const NOW = new Date('2026-11-21T09:30:00.000Z');
@@ -142,6 +142,17 @@ describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
   });
 });
 
+describe("Stripe's amount", () => {
+  it('is the ISO minor units except where Stripe counts otherwise (ISK two-decimal, MGA zero-decimal)', () => {
+    expect(stripeAmount(5300, 'USD')).toBe(5300);
+    expect(stripeAmount(1500, 'JPY')).toBe(1500);
+    expect(stripeAmount(1230, 'KWD')).toBe(1230);
+    expect(stripeAmount(1500, 'isk')).toBe(150000);
+    expect(stripeAmount(150000, 'MGA')).toBe(1500);
+    expect(() => stripeAmount(150050, 'MGA')).toThrow(/whole units of MGA/);
+  });
+});
+
 describe('page helpers', () => {
   it('escapes HTML and formats amounts exactly in the currency minor units', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
@@ -150,7 +161,8 @@ describe('page helpers', () => {
     expect(formatAmount(99_999_999, 'USD')).toBe('$999,999.99');
     expect(formatAmount(1500, 'JPY')).toBe('¥1,500');
     expect(formatAmount(1, 'EUR')).toBe('€0.01');
-    expect(formatAmount(1500, 'KWD')).toMatch(/^KWD\s1\.500$/);
+    expect(formatAmount(1500, 'KWD')).toMatch(/^KWD\s1\.50$/);
+    expect(formatAmount(1500, 'CLF')).toMatch(/^CLF\s0\.15$/);
   });
 
   it("builds success redirects like Stripe's {CHECKOUT_SESSION_ID}", () => {

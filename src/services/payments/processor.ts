@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { minorUnitExponent } from '../../lib/currency.js';
 import type { OutboundHttp } from '../../platform/outbound/http.js';
 
 /**
@@ -180,6 +181,23 @@ interface StripeErrorBody {
 }
 
 /**
+ * Where Stripe counts a currency in other units than ISO 4217: ISK stays two-decimal in
+ * Stripe's API (100 is 1 krona, amounts divisible by 100), MGA is zero-decimal there
+ * (ISO: 2). Every other currency Stripe takes is counted in ISO minor units.
+ */
+const STRIPE_EXPONENTS: Readonly<Record<string, number>> = { ISK: 2, MGA: 0 };
+
+/** An amount in ISO minor units as Stripe's `amount`: (1500, "ISK") -> 150000, (1500, "JPY") -> 1500. */
+export function stripeAmount(minor: number, currency: string): number {
+  const code = currency.toUpperCase();
+  const shift = (STRIPE_EXPONENTS[code] ?? minorUnitExponent(code)) - minorUnitExponent(code);
+  if (shift >= 0) return minor * 10 ** shift;
+  const divisor = 10 ** -shift;
+  if (minor % divisor !== 0) throw new Error(`Stripe takes whole units of ${code}; ${minor} minor units is not one.`);
+  return minor / divisor;
+}
+
+/**
  * Live payments through Stripe's REST API (PaymentIntents), form-encoded with the secret
  * key as bearer. Confirming with raw card numbers needs Stripe's raw-card-data access on
  * the account (Stripe otherwise expects Stripe.js on the page); 3-D Secure is not handled:
@@ -195,7 +213,7 @@ export class StripeProcessor implements PaymentProcessor {
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<{ id: string }> {
     const form = new URLSearchParams();
-    form.set('amount', String(input.amount));
+    form.set('amount', String(stripeAmount(input.amount, input.currency)));
     form.set('currency', input.currency.toLowerCase());
     form.append('payment_method_types[]', 'card');
     for (const [key, value] of Object.entries(input.metadata)) form.set(`metadata[${key}]`, value);

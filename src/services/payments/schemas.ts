@@ -24,7 +24,7 @@ const ItemName = Type.String({
 const AmountCents = Type.Integer({
   minimum: 1,
   maximum: MAX_AMOUNT_CENTS,
-  description: 'Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.',
+  description: 'Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.',
   examples: [2500],
 });
 const Quantity = Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'Whole units, 1 to 10,000.', examples: [2] });

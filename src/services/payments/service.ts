@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Mode } from '../../db/types.js';
 import { addMilliseconds, type Clock, DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { normalizeCurrency } from '../../lib/currency.js';
+import { minorUnitsProblem } from '../../lib/money.js';
 import { newId } from '../../lib/ids.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { Owner, RequestContext } from '../../platform/context.js';
@@ -263,11 +264,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
     async createSession(ctx: RequestContext, input: CreateCheckoutSessionInput): Promise<CheckoutSessionView> {
       requireLiveConfigured(ctx.mode);
       const pricing = resolvePricing(input, true)!;
+      const currency = normalizeCurrency(input.currency)!;
+      checkAmountsFit(pricing.lineItems, currency, input.line_items !== undefined ? 'line_items' : 'amount_cents');
       checkUrl('success_url', input.success_url);
       if (input.cancel_url) checkUrl('cancel_url', input.cancel_url);
       const row = await insertSession(ctx, ctx.now, {
         ...pricing,
-        currency: normalizeCurrency(input.currency)!,
+        currency,
         successUrl: input.success_url,
         cancelUrl: input.cancel_url ?? null,
         customerEmail: input.customer_email?.toLowerCase() ?? null,
@@ -293,6 +296,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
     async createLink(ctx: RequestContext, input: CreatePaymentLinkInput): Promise<PaymentLinkView> {
       requireLiveConfigured(ctx.mode);
       const pricing = resolvePricing(input, true, input.name.trim())!;
+      const currency = normalizeCurrency(input.currency)!;
+      checkAmountsFit(pricing.lineItems, currency, input.line_items !== undefined ? 'line_items' : 'amount_cents');
       const allowQuantity = input.allow_quantity ?? false;
       checkQuantityRule(allowQuantity, pricing.lineItems);
       if (input.after_completion_url) checkUrl('after_completion_url', input.after_completion_url);
@@ -301,7 +306,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
         name: input.name.trim(),
         line_items: JSON.stringify(pricing.lineItems),
         description: pricing.description,
-        currency: normalizeCurrency(input.currency)!,
+        currency,
         amount_total_cents: totalOf(pricing.lineItems),
         active: input.active ?? true,
         allow_quantity: allowQuantity,
@@ -334,13 +339,17 @@ export function createPaymentsService(deps: PaymentsDeps) {
         if (!current) throw notFound('Payment link');
         assertFresh(input.expected_updated_at, current.updated_at);
         const pricing = describedByStoredName ? resolvePricing(input, false, current.name) : sentPricing;
+        const currency = input.currency !== undefined ? normalizeCurrency(input.currency)! : current.currency;
+        if (pricing) checkAmountsFit(pricing.lineItems, currency, input.line_items !== undefined ? 'line_items' : 'amount_cents');
+        // Stored prices that a new currency cannot hold (KWD 1235 fils) refuse the currency; others are left as they are.
+        else if (currency !== current.currency) checkAmountsFit(current.line_items, currency, 'currency');
         checkQuantityRule(input.allow_quantity ?? current.allow_quantity, pricing?.lineItems ?? current.line_items);
         const row = await repository.updateLink(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(pricing
             ? { line_items: JSON.stringify(pricing.lineItems), description: pricing.description, amount_total_cents: totalOf(pricing.lineItems) }
             : {}),
-          ...(input.currency !== undefined ? { currency: normalizeCurrency(input.currency)! } : {}),
+          ...(input.currency !== undefined ? { currency } : {}),
           ...(input.active !== undefined ? { active: input.active } : {}),
           ...(input.allow_quantity !== undefined ? { allow_quantity: input.allow_quantity } : {}),
           ...(input.max_uses !== undefined ? { max_uses: input.max_uses } : {}),
@@ -491,6 +500,19 @@ function presentLineItem(item: StoredLineItem): LineItemView {
 
 function totalOf(items: StoredLineItem[]): number {
   return items.reduce((sum, item) => sum + item.unit_amount_cents * item.quantity, 0);
+}
+
+/**
+ * Every unit amount is one the currency allows (`minorUnitsProblem`: KWD in fils, a multiple
+ * of 10), reported at `line_items[i].unit_amount_cents`, `amount_cents` or `currency`.
+ */
+function checkAmountsFit(lineItems: readonly StoredLineItem[], currency: string, sentAs: 'line_items' | 'amount_cents' | 'currency'): void {
+  const problems = lineItems.flatMap((item, index) => {
+    const path = sentAs === 'line_items' ? `line_items[${index}].unit_amount_cents` : sentAs;
+    const message = minorUnitsProblem(item.unit_amount_cents, currency, sentAs === 'currency' ? 'The stored unit amount' : path);
+    return message === undefined ? [] : [{ path, code: 'invalid_value', message }];
+  });
+  if (problems.length > 0) throw validationFailed(problems.slice(0, sentAs === 'line_items' ? problems.length : 1));
 }
 
 /**
