@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp, serviceModules } from './app.js';
 import type { Config, LogLevel } from './config/index.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -12,6 +12,7 @@ import { sweepExpired } from './platform/idempotency/store.js';
 import { resolveSecretsKey } from './platform/secrets-key.js';
 import { deleteFinishedJobs, JobRunner } from './platform/jobs/runner.js';
 import { createOutboundHttp, type OutboundHttp } from './platform/outbound/http.js';
+import { connectRedis } from './platform/rate-limit/redis.js';
 import { RedisRateLimitStore, type RateLimitStore } from './platform/rate-limit/store.js';
 import { findApiKeyByHash, findKeysRevokedSince } from './platform/tenants/repository.js';
 
@@ -54,8 +55,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const clock = options.clock ?? systemClock;
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database }));
+  let redis: Redis | undefined;
   try {
     await migrate(database, [platformMigrations, ...serviceModules.map((module) => ({ owner: module.id, directory: module.migrations }))]);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   } catch (error) {
     if (ownsDatabase) await database.close();
     throw error;
@@ -70,8 +73,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
   });
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false }) : undefined;
-  redis?.on('error', () => {}); // the rate limiter logs failures and falls back per process
   const rateLimitStore: RateLimitStore | undefined = redis ? new RedisRateLimitStore(redis) : undefined;
 
   const logger = options.logger ?? createLogger(config.logLevel);

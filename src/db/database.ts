@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTimeouts } from '../config/index.js';
+import { UnreachableError } from '../lib/connection-errors.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { openKysely } from './request-transaction.js';
@@ -45,7 +46,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.timeouts) : openEmbedded(options.dataDir, options.timeouts);
 }
 
+/** How long the first connection at start may take before the server or CLI gives up on the database. */
+const FIRST_CONNECT_TIMEOUT_MS = 10_000;
+
 async function openPostgres(connectionString: string, poolSize: number, timeouts: DatabaseTimeouts | undefined): Promise<Database> {
+  await checkReachable(connectionString);
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
@@ -94,6 +99,19 @@ async function openPostgres(connectionString: string, poolSize: number, timeouts
       await db.destroy();
     },
   };
+}
+
+/** Connects once, so an unreachable server fails the start with an UnreachableError rather than inside the first query. */
+async function checkReachable(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: FIRST_CONNECT_TIMEOUT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new UnreachableError('the database', connectionString, error);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function openEmbedded(dataDir: string | undefined, timeouts: DatabaseTimeouts | undefined): Promise<Database> {

@@ -18,7 +18,7 @@ async function createTenant(name = 'Acme') {
 describe('operator API', () => {
   it('creates a tenant', async () => {
     const tenant = await createTenant('  Acme Ltd ');
-    expect(tenant).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme Ltd', created_at: expect.stringMatching(/\.\d{3}Z$/) });
+    expect(tenant).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme Ltd', created_at: expect.stringMatching(/\.\d{3}Z$/), key_count: 0 });
   });
 
   it('creates a key whose secret is shown once and only its hash is stored', async () => {
@@ -84,6 +84,104 @@ describe('operator API', () => {
   it('refuses an API key as the operator token', async () => {
     const key = await (await platform.newTenant()).key();
     expectError(await call(platform.app, 'POST', '/admin/v1/tenants', { key, body: { name: 'x' } }), 401, 'unauthorized');
+  });
+});
+
+describe('operator API: finding and renaming tenants', () => {
+  type TenantJson = { id: string; name: string; created_at: string; key_count: number };
+
+  async function createKey(tenantId: string) {
+    const response = await call(platform.app, 'POST', `/admin/v1/tenants/${tenantId}/api-keys`, { headers: operator, body: { mode: 'test', scopes: ['*'] } });
+    expect(response.statusCode).toBe(201);
+    return response.json().data as { id: string; key: string };
+  }
+
+  it('lists tenants newest first with their active key count, paginated like every list', async () => {
+    const older = await createTenant('List older');
+    platform.clock.advance(1000);
+    const newer = await createTenant('List newer');
+    await createKey(newer.id);
+    const revoked = await createKey(newer.id);
+    await call(platform.app, 'DELETE', `/admin/v1/api-keys/${revoked.id}`, { headers: operator });
+
+    const first = await call(platform.app, 'GET', '/admin/v1/tenants?limit=1', { headers: operator });
+    expect(first.statusCode).toBe(200);
+    const total = first.json().meta.total as number;
+    expect(total).toBeGreaterThanOrEqual(2);
+    expect(first.json()).toEqual({ data: [{ ...newer, key_count: 1 }], meta: { limit: 1, offset: 0, total, has_more: true } });
+
+    const second = await call(platform.app, 'GET', '/admin/v1/tenants?limit=1&offset=1', { headers: operator });
+    expect(second.json().data).toEqual([{ ...older, key_count: 0 }]);
+
+    const all = await call(platform.app, 'GET', '/admin/v1/tenants', { headers: operator });
+    expect(all.json().meta).toMatchObject({ limit: 50, offset: 0 });
+    const past = await call(platform.app, 'GET', `/admin/v1/tenants?offset=${total}`, { headers: operator });
+    expect(past.json()).toEqual({ data: [], meta: { limit: 50, offset: total, total, has_more: false } });
+  });
+
+  it('refuses a limit out of range', async () => {
+    expectError(await call(platform.app, 'GET', '/admin/v1/tenants?limit=0', { headers: operator }), 400, 'validation_failed');
+    expectError(await call(platform.app, 'GET', '/admin/v1/tenants?limit=201', { headers: operator }), 400, 'validation_failed');
+  });
+
+  it('gets one tenant and renames it (trimmed)', async () => {
+    const tenant = await createTenant('Before');
+    await createKey(tenant.id);
+    const got = await call(platform.app, 'GET', `/admin/v1/tenants/${tenant.id}`, { headers: operator });
+    expect(got.json().data).toEqual({ ...tenant, key_count: 1 });
+
+    const renamed = await call(platform.app, 'PATCH', `/admin/v1/tenants/${tenant.id}`, { headers: operator, body: { name: '  After Ltd ' } });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json().data).toEqual({ ...tenant, name: 'After Ltd', key_count: 1 });
+    const again = (await call(platform.app, 'GET', `/admin/v1/tenants/${tenant.id}`, { headers: operator })).json().data as TenantJson;
+    expect(again.name).toBe('After Ltd');
+  });
+
+  it.each([
+    ['no name', {}, 'name'],
+    ['a blank name', { name: '   ' }, 'name'],
+    ['a name over 200 characters', { name: 'x'.repeat(201) }, 'name'],
+    ['a name with a line break', { name: 'Two\nlines' }, 'name'],
+    ['a name with a tab', { name: 'Tab\there' }, 'name'],
+    ['a name that is not a string', { name: 42 }, 'name'],
+    ['an unknown field', { name: 'Fine', slug: 'fine' }, 'slug'],
+  ])('refuses a rename with %s', async (_label, body, path) => {
+    const tenant = await createTenant('Keeps its name');
+    const error = expectError(await call(platform.app, 'PATCH', `/admin/v1/tenants/${tenant.id}`, { headers: operator, body }), 400, 'validation_failed');
+    expect(error.details.map((detail) => detail.path)).toContain(path);
+    expect((await call(platform.app, 'GET', `/admin/v1/tenants/${tenant.id}`, { headers: operator })).json().data.name).toBe('Keeps its name');
+  });
+
+  it('refuses a blank tenant name on create too', async () => {
+    expectError(await call(platform.app, 'POST', '/admin/v1/tenants', { headers: operator, body: { name: ' \t ' } }), 400, 'validation_failed');
+  });
+
+  it('answers an unknown or malformed tenant id with 404', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expectError(await call(platform.app, 'GET', `/admin/v1/tenants/${unknown}`, { headers: operator }), 404, 'not_found');
+    expectError(await call(platform.app, 'GET', '/admin/v1/tenants/not-a-uuid', { headers: operator }), 404, 'not_found');
+    expectError(await call(platform.app, 'PATCH', `/admin/v1/tenants/${unknown}`, { headers: operator, body: { name: 'x' } }), 404, 'not_found');
+  });
+
+  it('refuses the tenant routes without the operator token', async () => {
+    const tenant = await createTenant();
+    expectError(await call(platform.app, 'GET', '/admin/v1/tenants'), 401, 'unauthorized');
+    expectError(await call(platform.app, 'GET', `/admin/v1/tenants/${tenant.id}`, { headers: { authorization: 'Bearer wrong-token-0123456789' } }), 401, 'unauthorized');
+    expectError(await call(platform.app, 'PATCH', `/admin/v1/tenants/${tenant.id}`, { body: { name: 'x' } }), 401, 'unauthorized');
+  });
+
+  it('finds a tenant after every key is lost: revoke all, list, mint a new key that works', async () => {
+    const tenant = await createTenant('Lost keys Ltd');
+    const keys = [await createKey(tenant.id), await createKey(tenant.id)];
+    for (const key of keys) await call(platform.app, 'DELETE', `/admin/v1/api-keys/${key.id}`, { headers: operator });
+    expectError(await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key: keys[0]!.key }), 401, 'unauthorized');
+
+    const listed = (await call(platform.app, 'GET', '/admin/v1/tenants?limit=200', { headers: operator })).json().data as TenantJson[];
+    const found = listed.find((row) => row.name === 'Lost keys Ltd');
+    expect(found).toEqual({ ...tenant, key_count: 0 });
+
+    const fresh = await createKey(found!.id);
+    expect((await call(platform.app, 'GET', '/api/v1/services/crm/contacts', { key: fresh.key })).statusCode).toBe(200);
   });
 });
 

@@ -1,12 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DataEnvelope, IdParams, Nullable, PathParams, Timestamp, Uuid, UuidParam } from '../http/schemas.js';
+import { DataEnvelope, IdParams, Nullable, ONE_LINE_NOT_BLANK, PathParams, Timestamp, Uuid, UuidParam } from '../http/schemas.js';
 import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import type { TenantAdmin } from '../tenants/service.js';
 
-const Tenant = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp });
+const Tenant = Type.Object({
+  id: Uuid,
+  name: Type.String({ examples: ['Acme Ltd'] }),
+  created_at: Timestamp,
+  key_count: Type.Integer({ minimum: 0, description: 'API keys not revoked. 0: every key was revoked; create a new one.' }),
+});
+
+const TenantName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: ONE_LINE_NOT_BLANK,
+  description: 'One line, 1-200 characters; leading and trailing spaces are trimmed. Names need not be unique.',
+  examples: ['Acme Ltd'],
+});
 
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test keys see only test data; live keys only live data.' });
 
@@ -45,13 +58,52 @@ export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {
         operationId: 'adminCreateTenant',
         summary: 'Create a tenant',
         tags,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) }, { additionalProperties: false }),
+        body: Type.Object({ name: TenantName }, { additionalProperties: false }),
         response: { 201: DataEnvelope(Tenant) },
       },
       handler: async (request, reply) => {
         reply.code(201);
         return { data: await deps.admin.createTenant(request.body.name) };
       },
+    });
+
+    routes.get('/tenants', {
+      schema: {
+        operationId: 'adminListTenants',
+        summary: 'List tenants, newest first',
+        description: 'Each with the count of its active API keys: how an operator who lost every key finds the tenant to create a new one for.',
+        tags,
+        querystring: ListQuery({}),
+        response: { 200: ListEnvelope(Tenant) },
+      },
+      handler: async (request) => {
+        const { rows, total } = await deps.admin.listTenants(request.query);
+        return toPage(rows, total, request.query);
+      },
+    });
+
+    routes.get('/tenants/:tenant_id', {
+      schema: {
+        operationId: 'adminGetTenant',
+        summary: 'Get a tenant',
+        tags,
+        params: TenantParams,
+        response: { 200: DataEnvelope(Tenant) },
+      },
+      handler: async (request) => ({ data: await deps.admin.getTenant(request.params.tenant_id) }),
+    });
+
+    routes.patch('/tenants/:tenant_id', {
+      schema: {
+        operationId: 'adminUpdateTenant',
+        summary: 'Rename a tenant',
+        description: 'The name is shown on hosted checkout pages and as the issuer in TOTP apps.',
+        tags,
+        params: TenantParams,
+        body: Type.Object({ name: TenantName }, { additionalProperties: false }),
+        response: { 200: DataEnvelope(Tenant) },
+      },
+      handler: async (request) => ({ data: await deps.admin.renameTenant(request.params.tenant_id, request.body.name) }),
     });
 
     routes.post('/tenants/:tenant_id/api-keys', {

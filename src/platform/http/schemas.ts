@@ -60,6 +60,9 @@ export const CurrencyCode = Type.String({
   examples: ['USD'],
 });
 
+/** Pattern of a one-line name or title: no control characters (tab, line feed and DEL included), not blank. */
+export const ONE_LINE_NOT_BLANK = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
+
 export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 
 /** Ajv format of integer ids: canonical decimal (no sign, no leading zero) within PostgreSQL's bigint. */

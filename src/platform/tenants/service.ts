@@ -6,16 +6,19 @@ import { isUuid, newId } from '../../lib/ids.js';
 import { toIso } from '../../lib/timestamps.js';
 import { generateApiKey } from '../auth/api-keys.js';
 import { isValidScope } from '../auth/scopes.js';
-import { AppError, notFound } from '../errors/app-error.js';
+import { AppError, invalidField, notFound } from '../errors/app-error.js';
 import * as repository from './repository.js';
-import type { ApiKeyRow } from './repository.js';
+import type { ApiKeyRow, TenantSummaryRow } from './repository.js';
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const MAX_TENANT_NAME_LENGTH = 200;
 
 export interface Tenant {
   id: string;
   name: string;
   created_at: string;
+  /** API keys not revoked (a tenant whose keys are all revoked shows 0). */
+  key_count: number;
 }
 
 export interface ApiKey {
@@ -44,10 +47,49 @@ export interface TenantAdminDeps {
 
 /** Operator actions on tenants and their keys, shared by the admin API, the CLI and first start. */
 export function createTenantAdmin({ db, clock }: TenantAdminDeps) {
+  async function getTenant(id: string): Promise<Tenant> {
+    const row = isUuid(id) ? await repository.findTenantSummary(db, id) : undefined;
+    if (!row) throw notFound('Tenant');
+    return presentTenant(row);
+  }
+
   return {
     async createTenant(name: string): Promise<Tenant> {
-      const tenant = await repository.insertTenant(db, { id: newId(), name: name.trim(), created_at: clock.now() });
-      return { ...tenant, created_at: toIso(tenant.created_at) };
+      const tenant = await repository.insertTenant(db, { id: newId(), name: tenantName(name), created_at: clock.now() });
+      return presentTenant({ ...tenant, key_count: 0 });
+    },
+
+    /** Newest first, each with the count of its active keys. */
+    async listTenants(page: { limit: number; offset: number }): Promise<{ rows: Tenant[]; total: number }> {
+      const { rows, total } = await repository.listTenantSummaries(db, page);
+      return { rows: rows.map(presentTenant), total };
+    },
+
+    getTenant,
+
+    async renameTenant(id: string, name: string): Promise<Tenant> {
+      const cleanName = tenantName(name);
+      if (!isUuid(id) || !(await repository.renameTenant(db, id, cleanName))) throw notFound('Tenant');
+      return getTenant(id);
+    },
+
+    /**
+     * The tenant an operator means: a UUID is an id, anything else an exact name (trimmed).
+     * Names are not unique; when several tenants share it the error lists their ids.
+     */
+    async findTenant(idOrName: string): Promise<Tenant> {
+      const wanted = idOrName.trim();
+      if (isUuid(wanted)) return getTenant(wanted);
+      const matches = await repository.findTenantSummariesByName(db, wanted);
+      if (matches.length === 0) throw new AppError('not_found', `Tenant not found: no tenant has the id or name "${wanted}".`);
+      if (matches.length > 1) {
+        throw new AppError(
+          'conflict',
+          `${matches.length} tenants are named "${wanted}"; pass one of their ids instead: ${matches.map((tenant) => tenant.id).join(', ')}.`,
+          matches.map((tenant) => ({ path: 'tenant', code: 'ambiguous', message: `Tenant ${tenant.id}, created ${toIso(tenant.created_at)}.`, tenant_id: tenant.id })),
+        );
+      }
+      return presentTenant(matches[0]!);
     },
 
     /** Returns the key record and its secret; the secret is never available again. */
@@ -108,6 +150,19 @@ export async function bootstrapDefaultTenant({ db, clock }: TenantAdminDeps): Pr
     const { secret } = await admin.createApiKey(tenant.id, { mode: 'test', scopes: ['*'], name: 'first key' });
     return { tenant, secret };
   });
+}
+
+/** Trimmed, 1-200 characters, one line without control characters: the name shown in lists, the hosted pages and TOTP apps. */
+function tenantName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw invalidField('name', 'required', 'name must not be blank.');
+  if (trimmed.length > MAX_TENANT_NAME_LENGTH) throw invalidField('name', 'invalid_length', `name must be at most ${MAX_TENANT_NAME_LENGTH} characters.`);
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalidField('name', 'invalid_characters', 'name must be one line without control characters.');
+  return trimmed;
+}
+
+function presentTenant(row: TenantSummaryRow): Tenant {
+  return { ...row, created_at: toIso(row.created_at) };
 }
 
 function presentApiKey(row: ApiKeyRow): ApiKey {
