@@ -6,18 +6,27 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { serviceModules } from '../app.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { EmbeddedDatabaseBusyError, openDatabase } from '../db/database.js';
+import { UnreachableError } from '../lib/connection-errors.js';
 import type { Mode } from '../db/types.js';
 import { migrate, platformMigrations } from '../db/migrator.js';
 import { systemClock } from '../lib/clock.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, toPage } from '../platform/pagination/index.js';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, createTenantAdmin, type ApiKey, type CreateApiKeyInput, type Tenant, type TenantAdmin } from '../platform/tenants/service.js';
+import {
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  MAX_TENANT_NAME_LENGTH,
+  createTenantAdmin,
+  type ApiKey,
+  type CreateApiKeyInput,
+  type Tenant,
+  type TenantAdmin,
+} from '../platform/tenants/service.js';
 
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
-const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = MAX_TENANT_NAME_LENGTH;
 const MAX_SCOPES = 100;
 const MAX_RATE_LIMIT = 1_000_000;
 
@@ -27,15 +36,25 @@ Commands:
   create-tenant --name <name>
       Create a tenant and print it (id, name, created_at).
 
-  create-key --tenant <tenant_id> --mode <test|live> --scopes <scopes>
+  list-tenants [--limit <n>] [--offset <n>]
+      List tenants, newest first: id, name, created_at and KEYS, the count of API keys
+      not revoked (0: every key was revoked or lost; create a new one with create-key).
+
+  rename-tenant --tenant <tenant> --name <new name>
+      Rename a tenant and print it.
+
+  create-key --tenant <tenant> --mode <test|live> --scopes <scopes>
              [--rate-limit <per_minute>] [--name <label>]
       Create an API key. The secret is printed once and cannot be shown again.
       <scopes> is comma-separated: '*', 'service.crm.*' or 'service.crm.view,service.crm.manage'.
       --rate-limit is requests per minute, 1 to ${MAX_RATE_LIMIT} (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}).
 
-  list-keys --tenant <tenant_id> [--limit <n>] [--offset <n>]
+  list-keys --tenant <tenant> [--limit <n>] [--offset <n>]
       List a tenant's API keys, newest first (never their secrets).
-      --limit 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}), --offset 0 or more (default 0).
+
+  --limit is 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}), --offset 0 or more (default 0).
+  <tenant> is a tenant's id or its exact name; when several tenants share the name the
+  command fails and lists their ids.
 
   revoke-key <key_id>   (or --id <key_id>)
       Revoke an API key and print it. Revoking twice is harmless.
@@ -44,7 +63,10 @@ Commands:
       Show this text.
 
 Global options:
-  --json        Print machine-readable JSON on stdout instead of text.
+  --json        Print machine-readable JSON on stdout instead of text; errors are one line
+                {"error":{"code":"...","message":"..."}} on stderr (codes: invalid_usage,
+                not_found, conflict, validation_failed, database_busy, database_unreachable,
+                invalid_config, internal_error).
   -h, --help    Show this text.
 
 Environment (the same as the server's):
@@ -56,11 +78,14 @@ Environment (the same as the server's):
 Exit status: 0 success, 1 error, 2 bad usage.
 `;
 
+/** `tenant` is what the operator typed: an id or an exact name. */
 type Command =
   | { name: 'help' }
   | { name: 'create-tenant'; tenantName: string }
-  | { name: 'create-key'; tenantId: string; input: CreateApiKeyInput }
-  | { name: 'list-keys'; tenantId: string; limit: number; offset: number }
+  | { name: 'list-tenants'; limit: number; offset: number }
+  | { name: 'rename-tenant'; tenant: string; tenantName: string }
+  | { name: 'create-key'; tenant: string; input: CreateApiKeyInput }
+  | { name: 'list-keys'; tenant: string; limit: number; offset: number }
   | { name: 'revoke-key'; keyId: string };
 
 interface Invocation {
@@ -90,6 +115,8 @@ const GLOBAL_OPTIONS = {
 
 const COMMAND_OPTIONS = {
   'create-tenant': { name: { type: 'string' } },
+  'list-tenants': { limit: { type: 'string' }, offset: { type: 'string' } },
+  'rename-tenant': { tenant: { type: 'string' }, name: { type: 'string' } },
   'create-key': {
     tenant: { type: 'string' },
     mode: { type: 'string' },
@@ -152,10 +179,14 @@ function buildCommand(name: CommandName, values: OptionValues, positionals: stri
       return { name };
     case 'create-tenant':
       return { name, tenantName: nameOption(values, 'name', true)! };
+    case 'list-tenants':
+      return { name, ...pageOptions(values) };
+    case 'rename-tenant':
+      return { name, tenant: requiredString(values, 'tenant'), tenantName: nameOption(values, 'name', true)! };
     case 'create-key':
       return {
         name,
-        tenantId: requiredString(values, 'tenant'),
+        tenant: requiredString(values, 'tenant'),
         input: {
           mode: modeOption(values),
           scopes: scopesOption(values),
@@ -164,13 +195,15 @@ function buildCommand(name: CommandName, values: OptionValues, positionals: stri
         },
       };
     case 'list-keys':
-      return {
-        name,
-        tenantId: requiredString(values, 'tenant'),
-        limit: integerOption(values, 'limit', { min: 1, max: MAX_LIMIT, fallback: DEFAULT_LIMIT }),
-        offset: integerOption(values, 'offset', { min: 0, max: MAX_OFFSET, fallback: 0 }),
-      };
+      return { name, tenant: requiredString(values, 'tenant'), ...pageOptions(values) };
   }
+}
+
+function pageOptions(values: OptionValues): { limit: number; offset: number } {
+  return {
+    limit: integerOption(values, 'limit', { min: 1, max: MAX_LIMIT, fallback: DEFAULT_LIMIT }),
+    offset: integerOption(values, 'offset', { min: 0, max: MAX_OFFSET, fallback: 0 }),
+  };
 }
 
 function keyIdArgument(values: OptionValues, positionals: string[]): string {
@@ -227,16 +260,28 @@ async function runCommand(command: Exclude<Command, { name: 'help' }>, admin: Te
   switch (command.name) {
     case 'create-tenant': {
       const tenant = await admin.createTenant(command.tenantName);
-      return json ? toJson(tenant) : formatTenant(tenant);
+      return json ? toJson(tenant) : `Created tenant\n${formatTenantFields(tenant)}`;
+    }
+    case 'list-tenants': {
+      const page = { limit: command.limit, offset: command.offset };
+      const { rows, total } = await admin.listTenants(page);
+      return json ? toJson(toPage(rows, total, page)) : formatList('tenants', TENANT_COLUMNS, rows, total, page);
+    }
+    case 'rename-tenant': {
+      const { id } = await admin.findTenant(command.tenant);
+      const tenant = await admin.renameTenant(id, command.tenantName);
+      return json ? toJson(tenant) : `Renamed tenant\n${formatTenantFields(tenant)}`;
     }
     case 'create-key': {
-      const created = await admin.createApiKey(command.tenantId, command.input);
+      const { id } = await admin.findTenant(command.tenant);
+      const created = await admin.createApiKey(id, command.input);
       return json ? toJson(created) : formatCreatedKey(created.key, created.secret);
     }
     case 'list-keys': {
       const page = { limit: command.limit, offset: command.offset };
-      const { rows, total } = await admin.listApiKeys(command.tenantId, page);
-      return json ? toJson(toPage(rows, total, page)) : formatKeyList(rows, total, page);
+      const { id } = await admin.findTenant(command.tenant);
+      const { rows, total } = await admin.listApiKeys(id, page);
+      return json ? toJson(toPage(rows, total, page)) : formatList('API keys', KEY_COLUMNS, rows, total, page);
     }
     case 'revoke-key': {
       const key = await admin.revokeApiKey(command.keyId);
@@ -269,12 +314,13 @@ function fieldLines(fields: [string, string][]): string {
   return fields.map(([label, value]) => `  ${`${label}:`.padEnd(width)} ${value}`).join('\n');
 }
 
-function formatTenant(tenant: Tenant): string {
-  return `Created tenant\n${fieldLines([
+function formatTenantFields(tenant: Tenant): string {
+  return fieldLines([
     ['id', tenant.id],
     ['name', tenant.name],
     ['created_at', tenant.created_at],
-  ])}`;
+    ['keys', `${tenant.key_count} active`],
+  ]);
 }
 
 function formatKeyFields(key: ApiKey): string {
@@ -302,7 +348,19 @@ function formatCreatedKey(key: ApiKey, secret: string): string {
   ].join('\n');
 }
 
-const KEY_COLUMNS: { header: string; value: (key: ApiKey) => string }[] = [
+interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+}
+
+const TENANT_COLUMNS: Column<Tenant>[] = [
+  { header: 'ID', value: (tenant) => tenant.id },
+  { header: 'NAME', value: (tenant) => tenant.name },
+  { header: 'CREATED_AT', value: (tenant) => tenant.created_at },
+  { header: 'KEYS', value: (tenant) => String(tenant.key_count) },
+];
+
+const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'ID', value: (key) => key.id },
   { header: 'MODE', value: (key) => key.mode },
   { header: 'PREFIX', value: (key) => key.key_prefix },
@@ -313,13 +371,14 @@ const KEY_COLUMNS: { header: string; value: (key: ApiKey) => string }[] = [
   { header: 'REVOKED_AT', value: (key) => key.revoked_at ?? '-' },
 ];
 
-function formatKeyList(keys: ApiKey[], total: number, page: { limit: number; offset: number }): string {
-  if (keys.length === 0) return total === 0 ? 'No API keys.' : `No API keys at offset ${page.offset} (${total} in total).`;
-  const table = [KEY_COLUMNS.map((column) => column.header), ...keys.map((key) => KEY_COLUMNS.map((column) => column.value(key)))];
-  const widths = KEY_COLUMNS.map((_, index) => Math.max(...table.map((row) => row[index]!.length)));
-  const lines = table.map((row) => row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd());
-  const shown = `${page.offset + 1}-${page.offset + keys.length} of ${total}`;
-  const more = page.offset + keys.length < total ? ` (next page: --offset ${page.offset + keys.length})` : '';
+/** One page as an aligned table, with where it sits among all rows. */
+function formatList<T>(noun: string, columns: Column<T>[], rows: T[], total: number, page: { limit: number; offset: number }): string {
+  if (rows.length === 0) return total === 0 ? `No ${noun}.` : `No ${noun} at offset ${page.offset} (${total} in total).`;
+  const table = [columns.map((column) => column.header), ...rows.map((row) => columns.map((column) => column.value(row)))];
+  const widths = columns.map((_, index) => Math.max(...table.map((cells) => cells[index]!.length)));
+  const lines = table.map((cells) => cells.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd());
+  const shown = `${page.offset + 1}-${page.offset + rows.length} of ${total}`;
+  const more = page.offset + rows.length < total ? ` (next page: --offset ${page.offset + rows.length})` : '';
   return [...lines, '', `Showing ${shown}${more}.`].join('\n');
 }
 
@@ -331,38 +390,55 @@ const HTTP_HINT = [
   'hint: while the server runs with ADMIN_TOKEN set, the same operations exist over HTTP under /admin/v1',
   '  (Authorization: Bearer $ADMIN_TOKEN):',
   '    POST   /admin/v1/tenants                           create-tenant',
+  '    GET    /admin/v1/tenants                           list-tenants',
+  '    PATCH  /admin/v1/tenants/{tenant_id}               rename-tenant',
   '    POST   /admin/v1/tenants/{tenant_id}/api-keys      create-key',
   '    GET    /admin/v1/tenants/{tenant_id}/api-keys      list-keys',
   '    DELETE /admin/v1/api-keys/{id}                     revoke-key',
 ].join('\n');
 
-/** Writes what went wrong to stderr and returns the exit status. */
-function reportError(error: unknown): number {
+interface Failure {
+  code: string;
+  message: string;
+  /** Printed after the message in text mode only. */
+  more?: string;
+  details?: AppError['details'];
+  exitCode: number;
+}
+
+/** What went wrong, in the terms both outputs share; the codes are the API's where one applies. */
+function describeError(error: unknown): Failure {
   if (error instanceof UsageError) {
-    const help = error.showUsage ? `\n${USAGE}` : 'Run "npm run admin -- help" for usage.\n';
-    process.stderr.write(`error: ${error.message}\n${help}`);
-    return EXIT_USAGE;
+    const more = error.showUsage ? `\n${USAGE}` : 'Run "npm run admin -- help" for usage.\n';
+    return { code: 'invalid_usage', message: error.message, more, exitCode: EXIT_USAGE };
   }
   if (error instanceof AppError) {
-    const details = error.details.map((detail) => `  - ${detail.message}\n`).join('');
-    process.stderr.write(`error: ${error.message}\n${details}`);
-    return EXIT_FAILURE;
+    const more = error.details.map((detail) => `  - ${detail.message}\n`).join('');
+    return { code: error.code, message: error.message, more, details: error.details, exitCode: EXIT_FAILURE };
   }
-  if (error instanceof EmbeddedDatabaseBusyError) {
-    process.stderr.write(`error: ${error.message}\n${HTTP_HINT}\n`);
-    return EXIT_FAILURE;
+  if (error instanceof EmbeddedDatabaseBusyError) return { code: 'database_busy', message: error.message, more: `${HTTP_HINT}\n`, exitCode: EXIT_FAILURE };
+  if (error instanceof UnreachableError) return { code: 'database_unreachable', message: error.message, exitCode: EXIT_FAILURE };
+  if (error instanceof ConfigError) return { code: 'invalid_config', message: error.message, exitCode: EXIT_FAILURE };
+  return { code: 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: EXIT_FAILURE };
+}
+
+/** Writes what went wrong to stderr (with --json: one JSON line) and returns the exit status. */
+function reportError(error: unknown, json: boolean): number {
+  const failure = describeError(error);
+  if (json) {
+    const details = failure.details?.length ? { details: failure.details } : {};
+    process.stderr.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message, ...details } })}\n`);
+  } else {
+    process.stderr.write(`error: ${failure.message}\n${failure.more ?? ''}`);
   }
-  if (error instanceof ConfigError) {
-    process.stderr.write(`error: ${error.message}\n`);
-    return EXIT_FAILURE;
-  }
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  return EXIT_FAILURE;
+  return failure.exitCode;
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Known before parsing, so that bad usage is reported as JSON too.
+  const json = argv.includes('--json');
   try {
-    const { command, json } = parseInvocation(argv);
+    const { command } = parseInvocation(argv);
     if (command.name === 'help') {
       process.stdout.write(USAGE);
       return EXIT_OK;
@@ -372,7 +448,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${output}\n`);
     return EXIT_OK;
   } catch (error) {
-    return reportError(error);
+    return reportError(error, json);
   }
 }
 
