@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig, type ShutdownSettings } from './config/index.js';
-import { bootstrapDefaultTenant } from './platform/tenants/service.js';
+import { ConfigError, loadConfig, type Config, type ShutdownSettings } from './config/index.js';
+import { bootstrapDefaultTenant, type Tenant } from './platform/tenants/service.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 async function main(): Promise<void> {
@@ -18,13 +18,20 @@ async function main(): Promise<void> {
   const { app } = runtime;
 
   const first = await bootstrapDefaultTenant({ db: runtime.database.db, clock: runtime.clock });
-  if (first) printFirstKey(first.secret, config.publicBaseUrl);
+  if (first) printFirstKey(first.tenant, first.secret, config.publicBaseUrl);
 
   const shutdown = gracefulShutdown(runtime, config.shutdown);
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const problem = listenProblem(error, config);
+    if (!problem) throw error;
+    await runtime.close(); // releases the embedded database's lock and Redis before exiting
+    exitWithError(problem);
+  }
   app.log.info(
     { database: runtime.database.backend, redis: Boolean(config.redisUrl), admin_api: Boolean(config.adminToken) },
     `serving on ${config.publicBaseUrl} (docs at ${config.publicBaseUrl}/docs)`,
@@ -77,14 +84,38 @@ function gracefulShutdown(runtime: Runtime, settings: ShutdownSettings): (signal
   };
 }
 
+/** What an operator can do about a listen failure, in one line; undefined for anything unforeseen. */
+function listenProblem(error: unknown, config: Config): string | undefined {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'EADDRINUSE':
+      return `port ${config.port} is already in use (on ${config.host}); set PORT to another port`;
+    case 'EACCES':
+      return `no permission to listen on port ${config.port} (ports below 1024 need privileges); set PORT to another port`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${config.host}: no such address on this machine; set HOST to one of its addresses (or 0.0.0.0)`;
+    default:
+      return undefined;
+  }
+}
+
+/** Start-up failures end in one line on stderr and exit status 1, never a stack trace. */
+function exitWithError(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
 /** Printed once, on the first start with an empty database; never logged, never shown again. */
-function printFirstKey(secret: string, baseUrl: string): void {
+function printFirstKey(tenant: Tenant, secret: string, baseUrl: string): void {
   process.stdout.write(
     [
       '',
-      'First start: created tenant "default" with a test API key (scope *). It is shown only this once:',
+      `First start: created tenant "${tenant.name}" with a test API key (scope *). It is shown only this once:`,
       '',
       `  ${secret}`,
+      '',
+      `Tenant: ${tenant.name} (id ${tenant.id})`,
+      `Lost the key? Find the tenant with "npm run admin -- list-tenants" and make a new key with`,
+      `"npm run admin -- create-key --tenant ${tenant.id} --mode test --scopes '*'" (see README, "Tenants and keys").`,
       '',
       'Try it:',
       `  curl -H "Authorization: Bearer ${secret}" ${baseUrl}/api/v1/services/crm/contacts`,
@@ -94,7 +125,6 @@ function printFirstKey(secret: string, baseUrl: string): void {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+// A database or Redis that cannot be reached (UnreachableError), an embedded database held by
+// another process, a failed migration: each error's message already says what and where.
+main().catch((error: unknown) => exitWithError(error instanceof Error ? error.message : String(error)));

@@ -19,6 +19,9 @@ describe('first start on the embedded database', () => {
     expect(new Set(printed).size).toBe(1);
     const key = printed[0]!;
     expect(first.output()).toContain(`curl -H "Authorization: Bearer ${key}" ${first.baseUrl}/api/v1/services/crm/contacts`);
+    // Beside the key: the tenant, so an operator who loses the key can find it and make another.
+    expect(first.output()).toMatch(/^Tenant: default \(id [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)$/m);
+    expect(first.output()).toContain('npm run admin -- list-tenants');
     // The key is printed for the operator, never inside a JSON log line.
     for (const line of first.output().split('\n').filter((text) => text.startsWith('{'))) expect(line).not.toContain(key);
 

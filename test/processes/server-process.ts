@@ -95,3 +95,24 @@ export async function http(baseUrl: string, method: string, url: string, options
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
 }
+
+/**
+ * Starts the compiled server (call buildServer() first) for a start that is expected to fail,
+ * and resolves once it exits, with everything it wrote. `env` may set PORT.
+ */
+export async function runFailingStart(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: String(await freePort()), ...env };
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+  delete childEnv.PUBLIC_BASE_URL;
+  delete childEnv.NODE_OPTIONS;
+  const { flags, entry } = startCommand();
+  const child = spawn(process.execPath, [...flags, entry], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
