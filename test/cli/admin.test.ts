@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { createLogger, createRuntime } from '../../src/runtime.js';
+import { call } from '../harness.js';
 
 /**
  * Runs the operator CLI as operators do: a separate process on the embedded database in a
@@ -20,10 +23,11 @@ interface CliResult {
   stderr: string;
 }
 
-function runCli(dataDir: string, args: string[]): Promise<CliResult> {
+function runCli(dataDir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   // The suite may run against PostgreSQL; the CLI test always uses its own embedded database.
   delete env.DATABASE_URL;
+  Object.assign(env, extraEnv);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: REPO_ROOT, env });
     let stdout = '';
@@ -33,6 +37,35 @@ function runCli(dataDir: string, args: string[]): Promise<CliResult> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+interface TenantJson {
+  id: string;
+  name: string;
+  created_at: string;
+  key_count: number;
+}
+
+interface ErrorJson {
+  error: { code: string; message: string; details?: { tenant_id?: string }[] };
+}
+
+/** The one line a --json run writes to stderr on failure. */
+function errorJson(run: CliResult): ErrorJson {
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(run.stderr) as ErrorJson;
+}
+
+/** Serves the CLI's embedded database in this process (the CLI has exited) and calls the API with the key. */
+async function callApiWith(dataDir: string, key: string): Promise<number> {
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RUN_JOBS: 'false' });
+  const runtime = await createRuntime(config, { startJobs: false, logger: createLogger('silent') });
+  try {
+    return (await call(runtime.app, 'GET', '/api/v1/services/crm/contacts', { key })).statusCode;
+  } finally {
+    await runtime.close();
+  }
 }
 
 interface ApiKeyJson {
@@ -160,6 +193,102 @@ describe('admin CLI', () => {
     TIMEOUT_MS,
   );
 
+  // The issue's check: an operator who lost every key finds the tenant and makes a new key.
+  it(
+    'list-tenants finds a tenant whose every key is revoked, showing 0 keys',
+    async () => {
+      const run = await runCli(dataDir, ['list-tenants']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^ID\s+NAME\s+CREATED_AT\s+KEYS$/m);
+      expect(run.stdout).toMatch(new RegExp(`^${created.tenantId}\\s+Acme Ltd\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+0$`, 'm'));
+      expect(run.stdout).toContain('Showing 1-1 of 1.');
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'create-key takes the tenant by its exact name, and the new key calls the API',
+    async () => {
+      const run = await runCli(dataDir, ['--json', 'create-key', '--tenant', 'Acme Ltd', '--mode', 'test', '--scopes', 'service.crm.view']);
+      expect(run.code).toBe(0);
+      const { key, secret } = JSON.parse(run.stdout) as { key: ApiKeyJson & { tenant_id: string }; secret: string };
+      expect(key.tenant_id).toBe(created.tenantId);
+      expect(await callApiWith(dataDir, secret)).toBe(200);
+
+      const listed = await runCli(dataDir, ['--json', 'list-tenants', '--limit', '1']);
+      expect(listed.code).toBe(0);
+      const page = JSON.parse(listed.stdout) as { data: TenantJson[]; meta: unknown };
+      expect(page).toEqual({ data: [{ id: created.tenantId, name: 'Acme Ltd', created_at: expect.any(String), key_count: 1 }], meta: { limit: 1, offset: 0, total: 1, has_more: false } });
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
+    'rename-tenant renames by name and by id',
+    async () => {
+      const byName = await runCli(dataDir, ['rename-tenant', '--tenant', 'Acme Ltd', '--name', '  Acme Group ']);
+      expect(byName.code).toBe(0);
+      expect(byName.stdout).toMatch(/^Renamed tenant$/m);
+      expect(byName.stdout).toMatch(/name:\s+Acme Group$/m);
+
+      const byId = await runCli(dataDir, ['--json', 'rename-tenant', '--tenant', created.tenantId, '--name', 'Acme Group Ltd']);
+      expect(byId.code).toBe(0);
+      expect(JSON.parse(byId.stdout)).toMatchObject({ id: created.tenantId, name: 'Acme Group Ltd', key_count: 1 });
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a name several tenants share, listing their ids (JSON on stderr)',
+    async () => {
+      const twins: string[] = [];
+      for (let index = 0; index < 2; index += 1) {
+        const run = await runCli(dataDir, ['--json', 'create-tenant', '--name', 'Twin']);
+        expect(run.code).toBe(0);
+        twins.push((JSON.parse(run.stdout) as TenantJson).id);
+      }
+      const run = await runCli(dataDir, ['--json', 'list-keys', '--tenant', 'Twin']);
+      expect(run.code).toBe(1);
+      const { error } = errorJson(run);
+      expect(error.code).toBe('conflict');
+      for (const id of twins) expect(error.message).toContain(id);
+      expect(error.details?.map((detail) => detail.tenant_id).sort()).toEqual([...twins].sort());
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
+    'with --json, reports an unknown tenant and bad usage as JSON on stderr with exit statuses 1 and 2',
+    async () => {
+      const unknown = await runCli(dataDir, ['--json', 'create-key', '--tenant', 'Nobody', '--mode', 'test', '--scopes', '*']);
+      expect(unknown.code).toBe(1);
+      expect(errorJson(unknown).error).toEqual({ code: 'not_found', message: 'Tenant not found: no tenant has the id or name "Nobody".' });
+
+      const usage = await runCli(dataDir, ['list-tenants', '--limit', '0', '--json']);
+      expect(usage.code).toBe(2);
+      expect(errorJson(usage).error).toEqual({ code: 'invalid_usage', message: '--limit must be an integer from 1 to 200; got "0".' });
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'names an unreachable database without its password, as text and as JSON',
+    async () => {
+      const env = { DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/x' };
+      const text = await runCli(dataDir, ['list-tenants'], env);
+      expect(text.code).toBe(1);
+      expect(text.stderr).toBe('error: cannot reach the database at postgres://postgres@127.0.0.1:1/x (password hidden): connect ECONNREFUSED 127.0.0.1:1\n');
+
+      const json = await runCli(dataDir, ['--json', 'list-tenants'], env);
+      expect(json.code).toBe(1);
+      const { error } = errorJson(json);
+      expect(error.code).toBe('database_unreachable');
+      expect(error.message).toContain('postgres://postgres@127.0.0.1:1/x');
+      expect(json.stderr).not.toContain('secret');
+    },
+    TIMEOUT_MS,
+  );
+
   it(
     'reports an unknown tenant as an error with exit status 1',
     async () => {
@@ -187,7 +316,7 @@ describe('admin CLI', () => {
     async () => {
       const run = await runCli(dataDir, ['--help']);
       expect(run.code).toBe(0);
-      for (const text of ['create-tenant', 'create-key', 'list-keys', 'revoke-key', '--json', 'DATABASE_URL', 'DATA_DIR']) {
+      for (const text of ['create-tenant', 'list-tenants', 'rename-tenant', 'create-key', 'list-keys', 'revoke-key', '--json', 'DATABASE_URL', 'DATA_DIR']) {
         expect(run.stdout).toContain(text);
       }
     },
