@@ -221,7 +221,7 @@ function requiredString(values: OptionValues, option: string): string {
 function nameOption(values: OptionValues, option: string, required: boolean): string | undefined {
   if (!required && values[option] === undefined) return undefined;
   const value = requiredString(values, option);
-  if (value.length > MAX_NAME_LENGTH) throw new UsageError(`--${option} must be at most ${MAX_NAME_LENGTH} characters.`);
+  if ([...value].length > MAX_NAME_LENGTH) throw new UsageError(`--${option} must be at most ${MAX_NAME_LENGTH} characters.`);
   return value;
 }
 

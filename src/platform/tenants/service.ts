@@ -152,11 +152,14 @@ export async function bootstrapDefaultTenant({ db, clock }: TenantAdminDeps): Pr
   });
 }
 
-/** Trimmed, 1-200 characters, one line without control characters: the name shown in lists, the hosted pages and TOTP apps. */
+/**
+ * Trimmed, 1-200 characters (code points, as the schema's maxLength counts them), one line without
+ * control characters: the name shown in lists, on hosted pages and in TOTP apps.
+ */
 function tenantName(name: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw invalidField('name', 'required', 'name must not be blank.');
-  if (trimmed.length > MAX_TENANT_NAME_LENGTH) throw invalidField('name', 'invalid_length', `name must be at most ${MAX_TENANT_NAME_LENGTH} characters.`);
+  if ([...trimmed].length > MAX_TENANT_NAME_LENGTH) throw invalidField('name', 'invalid_length', `name must be at most ${MAX_TENANT_NAME_LENGTH} characters.`);
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalidField('name', 'invalid_characters', 'name must be one line without control characters.');
   return trimmed;
 }
