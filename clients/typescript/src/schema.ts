@@ -42,7 +42,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List tenants, newest first
+         * @description Each with the count of its active API keys: how an operator who lost every key finds the tenant to create a new one for.
+         */
+        get: operations["adminListTenants"];
         put?: never;
         /** Create a tenant */
         post: operations["adminCreateTenant"];
@@ -50,6 +54,27 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a tenant */
+        get: operations["adminGetTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tenant
+         * @description The name is shown on hosted checkout pages and as the issuer in TOTP apps.
+         */
+        patch: operations["adminUpdateTenant"];
         trace?: never;
     };
     "/admin/v1/tenants/{tenant_id}/api-keys": {
@@ -1452,6 +1477,102 @@ export interface operations {
             };
         };
     };
+    adminListTenants: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                             */
+                            id: string;
+                            /** @example Acme Ltd */
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds.
+                             * @example 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description API keys not revoked. 0: every key was revoked; create a new one. */
+                            key_count: number;
+                        }[];
+                        meta: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters, over all pages. */
+                            total: number;
+                            /** @description Whether raising offset by limit finds more rows. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or wrong ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     adminCreateTenant: {
         parameters: {
             query?: never;
@@ -1462,6 +1583,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description One line, 1-200 characters; leading and trailing spaces are trimmed. Names need not be unique.
+                     * @example Acme Ltd
+                     */
                     name: string;
                 };
             };
@@ -1480,6 +1605,7 @@ export interface operations {
                              * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
                              */
                             id: string;
+                            /** @example Acme Ltd */
                             name: string;
                             /**
                              * Format: date-time
@@ -1487,6 +1613,190 @@ export interface operations {
                              * @example 2026-11-21T09:30:00.000Z
                              */
                             created_at: string;
+                            /** @description API keys not revoked. 0: every key was revoked; create a new one. */
+                            key_count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or wrong ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                             */
+                            id: string;
+                            /** @example Acme Ltd */
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds.
+                             * @example 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description API keys not revoked. 0: every key was revoked; create a new one. */
+                            key_count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or wrong ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One line, 1-200 characters; leading and trailing spaces are trimmed. Names need not be unique.
+                     * @example Acme Ltd
+                     */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                             */
+                            id: string;
+                            /** @example Acme Ltd */
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds.
+                             * @example 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description API keys not revoked. 0: every key was revoked; create a new one. */
+                            key_count: number;
                         };
                     };
                 };
