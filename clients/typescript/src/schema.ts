@@ -8673,7 +8673,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -8683,12 +8683,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -8898,7 +8898,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, 2), tax round_half_up(subtotal x rate / 100, 2); totals are sums. */
+        /** @description Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, d), tax round_half_up(subtotal x rate / 100, d), d = the currency decimals (2; JPY 0); totals are sums. */
         requestBody: {
             content: {
                 /**
@@ -8958,7 +8958,7 @@ export interface operations {
                          */
                         quantity: string | number;
                         /**
-                         * @description Major units, 0 or more, up to 4 decimal places; a numeric string (or number).
+                         * @description Major units, 0 or more, up to 4 decimal places (whole numbers in currencies without a minor unit, such as JPY); a numeric string (or number).
                          * @example 33.333
                          * @example 120.00
                          */
@@ -9025,7 +9025,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -9035,12 +9035,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -9322,7 +9322,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -9332,12 +9332,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -9697,7 +9697,7 @@ export interface operations {
                          */
                         quantity: string | number;
                         /**
-                         * @description Major units, 0 or more, up to 4 decimal places; a numeric string (or number).
+                         * @description Major units, 0 or more, up to 4 decimal places (whole numbers in currencies without a minor unit, such as JPY); a numeric string (or number).
                          * @example 33.333
                          * @example 120.00
                          */
@@ -9769,7 +9769,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -9779,12 +9779,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -10072,7 +10072,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -10082,12 +10082,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -10375,7 +10375,7 @@ export interface operations {
                                  */
                                 quantity: string;
                                 /**
-                                 * @description Major units, at least 2 places (up to 4).
+                                 * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                  * @example 33.333
                                  */
                                 unit_price: string;
@@ -10385,12 +10385,12 @@ export interface operations {
                                  */
                                 tax_rate: string | null;
                                 /**
-                                 * @description round_half_up(quantity x unit_price, 2).
+                                 * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                  * @example 120.00
                                  */
                                 subtotal: string;
                                 /**
-                                 * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                 * @description round_half_up(subtotal x tax_rate / 100, d).
                                  * @example 120.00
                                  */
                                 tax: string;
@@ -10633,7 +10633,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description Major units: greater than 0, at most 2 decimal places, at most the amount due.
+                     * @description Major units: greater than 0, at most 2 decimal places (0 in JPY and other currencies without a minor unit), at most the amount due.
                      * @example 50.00
                      */
                     amount: string | number;
@@ -10766,7 +10766,7 @@ export interface operations {
                                      */
                                     quantity: string;
                                     /**
-                                     * @description Major units, at least 2 places (up to 4).
+                                     * @description Major units, at least the currency's places (2; JPY 0), up to 4.
                                      * @example 33.333
                                      */
                                     unit_price: string;
@@ -10776,12 +10776,12 @@ export interface operations {
                                      */
                                     tax_rate: string | null;
                                     /**
-                                     * @description round_half_up(quantity x unit_price, 2).
+                                     * @description round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0).
                                      * @example 120.00
                                      */
                                     subtotal: string;
                                     /**
-                                     * @description round_half_up(subtotal x tax_rate / 100, 2).
+                                     * @description round_half_up(subtotal x tax_rate / 100, d).
                                      * @example 120.00
                                      */
                                     tax: string;
@@ -11178,7 +11178,7 @@ export interface operations {
                      */
                     customer_payment_id: number;
                     /**
-                     * @description Major units: greater than 0, at most 2 decimal places, not above the refundable balance (payment amount - refunds - refunds awaiting approval). Numeric strings accepted.
+                     * @description Major units: greater than 0, at most 2 decimal places (0 in JPY and other currencies without a minor unit), not above the refundable balance (payment amount - refunds - refunds awaiting approval). Numeric strings accepted.
                      * @example 25.00
                      */
                     amount: string | number;
@@ -11633,7 +11633,7 @@ export interface operations {
                      */
                     action: "refund";
                     /**
-                     * @description Major units, 0 or more (0: every refund), at most 2 decimal places, at most 1000000000000.00.
+                     * @description Major units, 0 or more (0: every refund), at most 2 decimal places (0 with a currency without a minor unit, such as JPY), at most 1000000000000.00.
                      * @example 500.00
                      */
                     min_amount: string | number;
@@ -16320,7 +16320,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Price of one unit per period in minor units, 0 to 10,000,000,000. */
+                    /** @description Price of one unit per period in ISO 4217 minor units (yen for JPY; fils for KWD, a multiple of 10), 0 to 10,000,000,000. */
                     unit_price_cents: number;
                     /**
                      * Format: iso-4217
@@ -16661,7 +16661,7 @@ export interface operations {
                     discount_type?: "percent" | "amount";
                     /** @description 1 to 100, at most 2 decimals. Send this or amount_off_cents. */
                     percent_off?: number;
-                    /** @description Minor units off each billing period; needs currency. Send this or percent_off. */
+                    /** @description ISO 4217 minor units off each billing period (yen for JPY; fils for KWD, a multiple of 10); needs currency. Send this or percent_off. */
                     amount_off_cents?: number;
                     /**
                      * Format: iso-4217
@@ -18991,7 +18991,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                         * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                          * @example 2500
                          */
                         unit_amount_cents: number;
@@ -19002,7 +19002,7 @@ export interface operations {
                         quantity: number;
                     }[];
                     /**
-                     * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                     * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                      * @example 2500
                      */
                     amount_cents?: number;
@@ -19555,7 +19555,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                         * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                          * @example 2500
                          */
                         unit_amount_cents: number;
@@ -19566,7 +19566,7 @@ export interface operations {
                         quantity: number;
                     }[];
                     /**
-                     * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                     * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                      * @example 2500
                      */
                     amount_cents?: number;
@@ -19913,7 +19913,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                         * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                          * @example 2500
                          */
                         unit_amount_cents: number;
@@ -19924,7 +19924,7 @@ export interface operations {
                         quantity: number;
                     }[];
                     /**
-                     * @description Integer in minor units of the currency (cents for USD, yen for JPY), 1 to 99,999,999.
+                     * @description Integer in ISO 4217 minor units of the currency (cents for USD, yen for JPY, fils for KWD: a multiple of 10, as amounts have at most 2 decimals), 1 to 99,999,999.
                      * @example 2500
                      */
                     amount_cents?: number;
