@@ -376,7 +376,12 @@ function formatList<T>(noun: string, columns: Column<T>[], rows: T[], total: num
   if (rows.length === 0) return total === 0 ? `No ${noun}.` : `No ${noun} at offset ${page.offset} (${total} in total).`;
   const table = [columns.map((column) => column.header), ...rows.map((row) => columns.map((column) => column.value(row)))];
   const widths = columns.map((_, index) => Math.max(...table.map((cells) => cells[index]!.length)));
-  const lines = table.map((cells) => cells.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd());
+  const lines = table.map((cells) =>
+    cells
+      .map((cell, index) => cell.padEnd(widths[index]!))
+      .join('  ')
+      .trimEnd(),
+  );
   const shown = `${page.offset + 1}-${page.offset + rows.length} of ${total}`;
   const more = page.offset + rows.length < total ? ` (next page: --offset ${page.offset + rows.length})` : '';
   return [...lines, '', `Showing ${shown}${more}.`].join('\n');
