@@ -76,13 +76,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const connections = watchConnections(app.server, config.http.idleTimeoutMs);
   closeConnectionsWhenClosing(app, connections, config.http.keepAliveTimeoutMs);
-  installPlatform(app, {
+  await installPlatform(app, {
     db: deps.database.db,
     clock: deps.clock,
     keyCache: deps.keyCache,
     rateLimitStore: deps.rateLimitStore,
     adminToken: config.adminToken,
     injectFault: faultInjector(config.faultInjection),
+    corsOrigins: config.corsOrigins,
+    compression: config.compression,
   });
   await installOpenApi(app, config.publicBaseUrl);
 

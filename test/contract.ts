@@ -94,6 +94,8 @@ export class ContractChecker {
 
   /** Where a request disagrees with the document (an empty list when it agrees). */
   checkRequest(request: RequestShape): string[] {
+    // OPTIONS is no documented operation: the platform answers it on every path (Allow, CORS preflights).
+    if (request.method.toUpperCase() === 'OPTIONS') return [];
     const { path, query } = splitUrl(request.url);
     const found = this.#find(request.method, path);
     if (typeof found === 'string') return [found];
@@ -140,6 +142,8 @@ export class ContractChecker {
     const { path } = splitUrl(request.url);
     const found = this.#find(request.method, path);
     if (typeof found === 'string') {
+      // OPTIONS on a known path: 204 without a body (the path's methods in Allow, or a CORS preflight).
+      if (request.method.toUpperCase() === 'OPTIONS' && response.statusCode === 204 && response.rawPayload.length === 0) return [];
       // No operation: the only truthful answers are "no such route" and "not with this method".
       if (response.statusCode !== 404 && response.statusCode !== 405) return [`${found}, and it was answered ${response.statusCode}`];
       return this.#validate(this.#ajv, '#/components/schemas/ErrorResponse', safeJson(response.body), `${request.method} ${path} ${response.statusCode}: error body`);

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject, onTestFinished } from 'vitest';
 import { contractOf, isContractPath, type RequestShape } from './contract.js';
@@ -174,7 +175,7 @@ const unacknowledged = new WeakMap<Response, string[]>();
 
 async function checkContract(app: FastifyInstance, request: RequestShape, response: Response, options: CallOptions): Promise<void> {
   const contract = await contractOf(app);
-  const replyProblems = contract.checkResponse(request, response);
+  const replyProblems = contract.checkResponse(request, decoded(response));
   if (replyProblems.length > 0) throw new Error(`The reply disagrees with the OpenAPI document:\n  - ${replyProblems.join('\n  - ')}`);
   if (options.invalid) return;
   const requestProblems = contract.checkRequest(request);
@@ -193,6 +194,14 @@ async function checkContract(app: FastifyInstance, request: RequestShape, respon
     // Outside a test (a beforeAll fixture): nothing can acknowledge it later.
     throw new Error(`A fixture sent a request the OpenAPI document forbids:\n  - ${requestProblems.join('\n  - ')}`);
   }
+}
+
+/** The reply as the document describes it: a compressed body (Content-Encoding br or gzip) is checked decoded. */
+function decoded(response: Response): Response {
+  const encoding = response.headers['content-encoding'];
+  if (encoding !== 'br' && encoding !== 'gzip') return response;
+  const rawPayload = encoding === 'br' ? brotliDecompressSync(response.rawPayload) : gunzipSync(response.rawPayload);
+  return { ...response, rawPayload, body: rawPayload.toString('utf8') } as Response;
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {

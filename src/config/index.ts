@@ -28,11 +28,18 @@ export interface Config {
   stripeApiBase: string;
   /** Crash points for crash tests (FAULT_INJECTION); always empty unless NODE_ENV=test. */
   faultInjection: FaultPoint[];
+  /** Origins allowed to call /api/* from a browser (CORS_ORIGINS); unset: no CORS headers at all. */
+  corsOrigins: CorsOrigins | undefined;
+  /** Compress replies over 1 KB with gzip or brotli (COMPRESSION); off behind a proxy that compresses. */
+  compression: boolean;
   http: HttpTimeouts;
   database: DatabaseTimeouts;
   outbound: OutboundSettings;
   shutdown: ShutdownSettings;
 }
+
+/** Every origin (`*`), or a list of exact origins such as `https://app.example.com`. */
+export type CorsOrigins = '*' | readonly string[];
 
 /** How long the HTTP server waits on a client (docs/operations.md, "Timeouts"). */
 export interface HttpTimeouts {
@@ -151,6 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`STRIPE_API_BASE must be an absolute http(s) URL; got "${stripeApiBase}".`);
   }
 
+  const corsOrigins = parseCorsOrigins(text('CORS_ORIGINS'), problems);
+  const compression = flag('COMPRESSION', true);
+
   const faultInjection = parseFaultInjection(text('FAULT_INJECTION'), text('NODE_ENV'), problems);
   const http: HttpTimeouts = {
     headersTimeoutMs: milliseconds('HTTP_HEADERS_TIMEOUT_MS', 10_000, { min: 100 }),
@@ -200,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey,
     stripeApiBase,
     faultInjection,
+    corsOrigins,
+    compression,
     http,
     database,
     outbound,
@@ -224,6 +236,33 @@ function parseSecretsKey(value: string | undefined, problems: string[]): Buffer 
     return undefined;
   }
   return key;
+}
+
+/** `*` alone, or comma-separated origins, each exactly scheme://host[:port] as a browser sends it in `Origin`. */
+function parseCorsOrigins(value: string | undefined, problems: string[]): CorsOrigins | undefined {
+  if (value === undefined) return undefined;
+  if (value === '*') return '*';
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  const wrong = origins.filter((origin) => !isOrigin(origin));
+  if (origins.length === 0 || wrong.length > 0) {
+    problems.push(
+      `CORS_ORIGINS must be * or comma-separated origins such as https://app.example.com (scheme, host and port only, no path or trailing slash)${wrong.length > 0 ? `; not an origin: "${wrong.join('", "')}"` : ''}.`,
+    );
+    return undefined;
+  }
+  return [...new Set(origins)];
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** A server that would crash on purpose must never start by accident: outside NODE_ENV=test it refuses to. */

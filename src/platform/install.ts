@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteOptions } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
+import type { CorsOrigins } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { createAdminTokenCheck } from './auth/admin-token.js';
@@ -8,6 +9,9 @@ import type { KeyCache } from './auth/key-cache.js';
 import { installErrorHandling } from './errors/handler.js';
 import { AppError } from './errors/app-error.js';
 import type { FaultInjector } from './fault-injection.js';
+import { installCompression } from './http/compression.js';
+import { createIfMatchCheck, isInternalRead, tagRepresentation } from './http/conditional.js';
+import { CORS_PATH_PREFIX, installCors } from './http/cors.js';
 import { RouteIndex } from './http/route-index.js';
 import { ErrorResponse, ErrorRef } from './http/schemas.js';
 import { bodyPolicyOf, createInputGuard } from './http/input-guard.js';
@@ -29,15 +33,20 @@ export interface PlatformDeps {
   adminToken: string | undefined;
   /** Crash points for crash tests; a no-op in every normal start. */
   injectFault: FaultInjector;
+  /** CORS_ORIGINS; unset: no CORS headers. */
+  corsOrigins: CorsOrigins | undefined;
+  /** COMPRESSION: gzip and brotli replies over 1 KB. */
+  compression: boolean;
 }
 
 /**
  * Installs the shared v1 conventions on the root instance, before any route exists:
  * validation, the JSON body parser and input guard (body shape, control characters,
  * prototype keys), the error shape, request ids, API-key auth, scopes, rate limits,
- * idempotency, deprecation headers, OpenAPI annotations and one log line per request.
+ * idempotency, deprecation headers, conditional requests (ETag, If-None-Match, If-Match),
+ * CORS, compression, OpenAPI annotations and one log line per request.
  */
-export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void {
+export async function installPlatform(app: FastifyInstance, deps: PlatformDeps): Promise<void> {
   const routeIndex = new RouteIndex();
   app.decorate('routeTable', () => routeIndex.list());
   installValidation(app);
@@ -58,6 +67,8 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
     async function guardPublicRoute(request, reply) {
       const key = await authenticate(request, deps.keyCache);
       request.auth = key;
+      // The read behind a PATCH's If-Match is part of that request, already counted and authorised.
+      if (isInternalRead(request)) return;
       await enforceRateLimit(key, reply, request.startedAt.getTime());
       authorize(key, scope);
       if (deprecated) setDeprecationHeaders(reply, deprecated);
@@ -74,8 +85,11 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
     const isApiRoute = config.scope !== undefined || config.admin === true;
     prependHook(route, 'preValidation', createInputGuard({ body: config.bodyPolicy, refuseQuery: isApiRoute && route.schema?.querystring === undefined }));
     if (config.bodyPolicy === 'none' || config.bodyPolicy === 'optional') prependHook(route, 'preParsing', readUntypedBodyAsJson);
+    if (config.etag) prependHook(route, 'onSend', tagRepresentation);
     if (config.scope !== undefined) {
       prependHook(route, 'onRequest', publicRouteGuard(config.scope, config.deprecated));
+      if (config.ifMatch) prependHook(route, 'preHandler', createIfMatchCheck(app, { pinsUpdatedAt: takesExpectedUpdatedAt(route) }));
+      // Before the If-Match check: a retry replays the first reply instead of comparing again.
       if (config.idempotent) {
         prependHook(route, 'preHandler', idempotency.takeKey);
         prependHook(route, 'onSend', idempotency.recordReply);
@@ -84,6 +98,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps): void 
       prependHook(route, 'onRequest', adminRouteGuard);
     }
   });
+
+  // Both act on the routes registered after them: every route, as the platform is installed first.
+  if (deps.corsOrigins) await installCors(app, deps.corsOrigins, routeIndex);
+  if (deps.compression) await installCompression(app);
 
   // Runs for every request, matched or not, so 404s carry a request id too.
   app.addHook('onRequest', (request, reply, done) => {
@@ -117,14 +135,22 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
   const config = (route.config ?? {}) as PlatformRouteConfig;
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   const methods = [route.method].flat();
+  // Only /api/* ever gets CORS headers (the OPTIONS route @fastify/cors adds answers its preflights).
+  if (!route.url.startsWith(CORS_PATH_PREFIX) && route.url !== '*') route.config = { ...config, cors: false };
 
   if (route.url.startsWith(PUBLIC_API_PREFIX)) {
     if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
     const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
     const idempotent = config.idempotent ?? mutates;
-    route.config = { ...config, idempotent, bodyPolicy: bodyPolicyOf(methods, schema.body) };
+    const oneResource = namesOneResource(route.url);
+    // HEAD: the route Fastify derives from each GET is registered (and annotated) on its own.
+    const etag = config.etag ?? (oneResource && (methods.includes('GET') || methods.includes('HEAD')));
+    const ifMatch = config.ifMatch ?? (oneResource && methods.includes('PATCH'));
+    route.config = { ...config, idempotent, etag, ifMatch, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     if (idempotent) schema.headers ??= IDEMPOTENCY_HEADER;
+    if (etag) documentEntityTag(schema);
+    if (ifMatch) documentIfMatch(schema);
     schema.security = [{ apiKey: [config.scope] }];
     addErrorResponses(schema, {
       400: 'Invalid input: validation_failed, invalid_json.',
@@ -139,6 +165,8 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
       ...SERVER_ERRORS,
     });
     if (config.deprecated) schema.deprecated = true;
+  } else if (config.etag) {
+    documentEntityTag(schema);
   } else if (route.url.startsWith(ADMIN_API_PREFIX)) {
     route.config = { ...config, admin: true, bodyPolicy: bodyPolicyOf(methods, schema.body) };
     schema.security = [{ adminToken: [] }];
@@ -178,6 +206,53 @@ function addErrorResponses(schema: { response?: Record<string, unknown> }, error
     if (description === undefined) continue;
     schema.response[status] ??= { ...ErrorRef, description };
   }
+}
+
+/** A path ending in a parameter (`/contacts/:id`, `/forms/by-slug/:slug`) names one resource. */
+function namesOneResource(url: string): boolean {
+  return url.split('/').pop()?.startsWith(':') ?? false;
+}
+
+function takesExpectedUpdatedAt(route: RouteOptions): boolean {
+  const body = route.schema?.body as { properties?: Record<string, unknown> } | undefined;
+  return body?.properties?.expected_updated_at !== undefined;
+}
+
+/** ETag on the 200 reply, If-None-Match on the request, and the 304 it may get. */
+function documentEntityTag(schema: Record<string, unknown> & { response?: Record<string, unknown> }): void {
+  addHeaderParameters(schema, {
+    'if-none-match': Type.Optional(
+      Type.String({ description: 'The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.', examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'] }),
+    ),
+  });
+  schema.response ??= {};
+  const ok = schema.response[200];
+  if (ok && typeof ok === 'object') {
+    schema.response[200] = {
+      ...ok,
+      headers: { ETag: { type: 'string', description: 'Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH).' } },
+    };
+  }
+  schema.response[304] ??= { type: 'null', description: 'Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent.' };
+}
+
+function documentIfMatch(schema: Record<string, unknown> & { response?: Record<string, unknown> }): void {
+  addHeaderParameters(schema, {
+    'if-match': Type.Optional(
+      Type.String({
+        description:
+          'The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.',
+        examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'],
+      }),
+    ),
+  });
+  addErrorResponses(schema, { 412: 'If-Match does not match the current ETag: precondition_failed.' });
+}
+
+/** Adds documented request headers to the route's header schema (values are checked by the platform's hooks). */
+function addHeaderParameters(schema: Record<string, unknown>, properties: Record<string, TSchema>): void {
+  const existing = (schema.headers as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  schema.headers = Type.Object({ ...existing, ...properties });
 }
 
 function setDeprecationHeaders(reply: FastifyReply, deprecated: { since: string; sunset: string }): void {

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   stale_update: 409,
   idempotency_key_conflict: 409,
   idempotency_key_in_use: 409,
+  precondition_failed: 412,
   // Service rules (each service adds its codes here)
   slug_taken: 409,
   form_not_published: 409,

@@ -32,6 +32,10 @@ export function installErrorHandling(app: FastifyInstance, knownRoutes: RouteMet
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = knownRoutes.methodsFor(request.url);
+    if (allowed.length > 0 && request.method === 'OPTIONS') {
+      // No route answers OPTIONS (CORS preflights aside): the path's methods are the answer (RFC 9110).
+      return reply.code(204).header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ')).send();
+    }
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
       return sendError(reply, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));

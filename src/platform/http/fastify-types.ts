@@ -14,6 +14,15 @@ export interface PlatformRouteConfig {
   admin?: boolean;
   /** Set by the platform from the body schema: whether the route takes no body, an optional one or a required one. */
   bodyPolicy?: BodyPolicy;
+  /**
+   * The reply is one representation: a strong ETag and If-None-Match (304). Set by the platform on
+   * every GET of one resource under /api/v1/services (a path ending in a parameter).
+   */
+  etag?: boolean;
+  /** Set by the platform on every PATCH of one resource: honours If-Match (412 precondition_failed). */
+  ifMatch?: boolean;
+  /** Read by @fastify/cors: the platform sets false on every route outside /api/, which never gets CORS headers. */
+  cors?: false;
 }
 
 declare module 'fastify' {

@@ -36,7 +36,7 @@ export async function installOpenApi(app: FastifyInstance, publicBaseUrl: string
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { etag: true } }, async () => app.swagger());
 }
 
 interface OpenApiPaths {
