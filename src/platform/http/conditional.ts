@@ -23,7 +23,8 @@ export const tagRepresentation: onSendHookHandler = (request, reply, payload, do
   reply.header('ETag', tag);
   if (matches(request.headers['if-none-match'], tag, 'weak')) {
     reply.code(304).removeHeader('content-type').removeHeader('content-length');
-    return done(null, null);
+    // HEAD: Fastify's own last hook drops the body (and needs it to state its length).
+    return done(null, request.method === 'HEAD' ? payload : null);
   }
   done(null, payload);
 };
