@@ -4,7 +4,8 @@
  * listens and shuts down on `{ type: 'stop' }` (or when the parent goes away).
  *
  * Environment: BENCH_DATABASE_URL (already pointing at the bench schema), BENCH_PLAN (baseline:
- * the JSON file of recorded statements per endpoint), BENCH_REDIS_URL (optional, full app only).
+ * the JSON file of recorded statements per endpoint), BENCH_REDIS_URL (optional, full app only),
+ * BENCH_APP_COMPRESSION (optional, full app only: its COMPRESSION).
  */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +38,8 @@ async function startFull(databaseUrl: string): Promise<Server> {
     SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
   };
   if (process.env.BENCH_REDIS_URL) env.REDIS_URL = process.env.BENCH_REDIS_URL;
+  // bench/compression.ts runs the app with compression on and off.
+  if (process.env.BENCH_APP_COMPRESSION) env.COMPRESSION = process.env.BENCH_APP_COMPRESSION;
   const config = loadConfig(env);
   // No logger option: createRuntime uses the production logger (one JSON line per request
   // to stdout), and run.ts points this process's stdout at /dev/null.

@@ -68,6 +68,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ STRIPE_API_BASE: 'ftp://x' })).toThrow(/STRIPE_API_BASE/);
   });
 
+  it('reads CORS_ORIGINS (* or exact origins) and COMPRESSION', () => {
+    expect(loadConfig({})).toMatchObject({ corsOrigins: undefined, compression: true });
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(loadConfig({ COMPRESSION: 'false' }).compression).toBe(false);
+    for (const wrong of ['https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', 'https://App.example.com', '*, https://app.example.com', ',']) {
+      expect(() => loadConfig({ CORS_ORIGINS: wrong }), wrong).toThrow(/CORS_ORIGINS/);
+    }
+    expect(() => loadConfig({ COMPRESSION: 'gzip' })).toThrow(/COMPRESSION/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: ' ', ADMIN_TOKEN: '' })).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, adminToken: undefined });
   });
