@@ -16,10 +16,13 @@ export function entityTag(payload: string | Buffer): string {
   return `"${createHash('sha1').update(payload).digest('base64url')}"`;
 }
 
-/** onSend of a GET route of one resource (and of the OpenAPI document). */
+/**
+ * onSend of a GET route of one resource (and of the OpenAPI document). A route that knows its
+ * tag already (the document, tagged once) sets it itself; the hook then only compares.
+ */
 export const tagRepresentation: onSendHookHandler = (request, reply, payload, done) => {
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload);
-  const tag = entityTag(payload);
+  const tag = (reply.getHeader('etag') as string | undefined) ?? entityTag(payload);
   reply.header('ETag', tag);
   if (matches(request.headers['if-none-match'], tag, 'weak')) {
     reply.code(304).removeHeader('content-type').removeHeader('content-length');

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { entityTag } from '../http/conditional.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -36,7 +37,15 @@ export async function installOpenApi(app: FastifyInstance, publicBaseUrl: string
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { etag: true } }, async () => app.swagger());
+  // The document never changes while the process runs: serialised and tagged once (it is about 500 KB).
+  let document: { json: string; etag: string } | undefined;
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { etag: true } }, async (_request, reply) => {
+    if (!document) {
+      const json = JSON.stringify(app.swagger());
+      document = { json, etag: entityTag(json) };
+    }
+    return reply.type('application/json; charset=utf-8').header('ETag', document.etag).send(document.json);
+  });
 }
 
 interface OpenApiPaths {
