@@ -132,11 +132,12 @@ export async function installPlatform(app: FastifyInstance, deps: PlatformDeps):
  * deprecation flag, so the OpenAPI document tells the truth without repetition.
  */
 function annotateRoute(route: RouteOptions): PlatformRouteConfig {
-  const config = (route.config ?? {}) as PlatformRouteConfig;
+  // Only /api/* ever gets CORS headers (the OPTIONS route @fastify/cors adds answers its preflights).
+  const outsideCors = !route.url.startsWith(CORS_PATH_PREFIX) && route.url !== '*';
+  const config = { ...(route.config as PlatformRouteConfig | undefined), ...(outsideCors ? { cors: false as const } : {}) };
+  route.config = config;
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   const methods = [route.method].flat();
-  // Only /api/* ever gets CORS headers (the OPTIONS route @fastify/cors adds answers its preflights).
-  if (!route.url.startsWith(CORS_PATH_PREFIX) && route.url !== '*') route.config = { ...config, cors: false };
 
   if (route.url.startsWith(PUBLIC_API_PREFIX)) {
     if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);

@@ -97,6 +97,7 @@ describe('with CORS_ORIGINS listing origins', () => {
     });
     expect(operator.statusCode).toBe(200);
     expect(corsHeadersOf(operator)).toEqual([]);
+    expect(operator.headers.vary).toBeUndefined();
     const operatorPreflight = await preflight(platform, '/admin/v1/tenants', APP_ORIGIN, 'POST');
     expect(operatorPreflight.statusCode).toBe(204);
     expect(corsHeadersOf(operatorPreflight)).toEqual([]);
