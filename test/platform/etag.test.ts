@@ -47,7 +47,8 @@ describe('ETag on GET of one resource', () => {
     for (const condition of [`"other", ${first.headers.etag}`, `W/${first.headers.etag}`, '*']) {
       expect((await call(platform.app, 'GET', url, { key, headers: { 'if-none-match': condition } })).statusCode, condition).toBe(304);
     }
-    const head = await call(platform.app, 'HEAD', url, { key, headers: { 'if-none-match': String(first.headers.etag) } });
+    // In process: Prism's validation proxy (CONTRACT_PROXY=prism) resolves no route for HEAD.
+    const head = await platform.app.inject({ method: 'HEAD', url, headers: { authorization: `Bearer ${key}`, 'if-none-match': String(first.headers.etag) } });
     expect(head.statusCode).toBe(304);
   });
 
