@@ -2477,7 +2477,13 @@ export interface operations {
     crmGetContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -2489,6 +2495,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2522,6 +2530,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -2597,6 +2612,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -2709,6 +2729,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3043,7 +3072,13 @@ export interface operations {
     crmGetCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -3055,6 +3090,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3119,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -3157,6 +3201,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -3253,6 +3302,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3464,7 +3522,13 @@ export interface operations {
     blogsGetPublishedPost: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example ten-years-of-the-analytical-engine */
                 slug: string;
@@ -3476,6 +3540,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3535,6 +3601,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -3993,7 +4066,13 @@ export interface operations {
     blogsGetPost: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -4005,6 +4084,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4145,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -4235,6 +4323,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -4399,6 +4492,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4983,7 +5085,13 @@ export interface operations {
     blogsGetSubscriber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -4995,6 +5103,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,6 +5151,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -5212,6 +5329,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -5337,6 +5459,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6104,7 +6235,13 @@ export interface operations {
     formsGetFormBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example contact-us */
                 slug: string;
@@ -6116,6 +6253,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +6331,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -6261,7 +6407,13 @@ export interface operations {
     formsGetForm: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -6273,6 +6425,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +6503,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -6520,6 +6681,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -6718,6 +6884,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7188,7 +7363,13 @@ export interface operations {
     formsGetSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -7202,6 +7383,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7247,6 +7430,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -7420,6 +7610,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -7530,6 +7725,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7939,7 +8143,13 @@ export interface operations {
     invoicingGetCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 42 */
                 id: string;
@@ -7951,6 +8161,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7996,6 +8208,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -8071,6 +8290,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 42 */
@@ -8226,6 +8450,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9259,7 +9492,13 @@ export interface operations {
     invoicingGetInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 42 */
                 id: string;
@@ -9271,6 +9510,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9461,6 +9702,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
                 headers: {
@@ -9636,6 +9884,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 42 */
@@ -9946,6 +10199,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11370,7 +11632,13 @@ export interface operations {
     invoicingGetRefund: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 42 */
                 id: string;
@@ -11382,6 +11650,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11426,6 +11696,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -11774,7 +12051,13 @@ export interface operations {
     invoicingGetApprovalPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 42 */
                 id: string;
@@ -11786,6 +12069,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11814,6 +12099,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -12164,7 +12456,13 @@ export interface operations {
     invoicingGetApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 42 */
                 id: string;
@@ -12176,6 +12474,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12272,6 +12572,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -13151,7 +13458,13 @@ export interface operations {
     customerAuthGetUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -13163,6 +13476,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13222,6 +13537,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -13393,6 +13715,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -13548,6 +13875,15 @@ export interface operations {
             };
             /** @description email_taken, or stale_update when expected_updated_at is not the current version. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15943,7 +16279,13 @@ export interface operations {
     catalogGetProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -15955,6 +16297,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16023,6 +16367,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -16098,6 +16449,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -16240,6 +16596,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16849,7 +17214,13 @@ export interface operations {
     catalogGetCoupon: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -16861,6 +17232,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16919,6 +17292,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -16994,6 +17374,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -17132,6 +17517,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17855,7 +18249,13 @@ export interface operations {
     catalogGetSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -17867,6 +18267,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17989,6 +18391,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -19215,7 +19624,13 @@ export interface operations {
     paymentsGetCheckoutSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -19227,6 +19642,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19297,6 +19714,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -19749,7 +20173,13 @@ export interface operations {
     paymentsGetPaymentLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
                 id: string;
@@ -19761,6 +20191,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19815,6 +20247,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: validation_failed, invalid_json. */
             400: {
@@ -19890,6 +20329,11 @@ export interface operations {
                  * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
             };
             path: {
                 /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
@@ -20054,6 +20498,15 @@ export interface operations {
             };
             /** @description Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
