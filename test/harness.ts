@@ -204,7 +204,7 @@ function decoded(response: Response): Response {
   const encoding = response.headers['content-encoding'];
   if (encoding !== 'br' && encoding !== 'gzip') return response;
   const rawPayload = encoding === 'br' ? brotliDecompressSync(response.rawPayload) : gunzipSync(response.rawPayload);
-  return { ...response, rawPayload, body: rawPayload.toString('utf8') } as Response;
+  return { ...response, rawPayload, body: rawPayload.toString('utf8') };
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {

@@ -134,7 +134,7 @@ export async function installPlatform(app: FastifyInstance, deps: PlatformDeps):
 function annotateRoute(route: RouteOptions): PlatformRouteConfig {
   // Only /api/* ever gets CORS headers (the OPTIONS route @fastify/cors adds answers its preflights).
   const outsideCors = !route.url.startsWith(CORS_PATH_PREFIX) && route.url !== '*';
-  const config = { ...(route.config as PlatformRouteConfig | undefined), ...(outsideCors ? { cors: false as const } : {}) };
+  const config = { ...route.config, ...(outsideCors ? { cors: false as const } : {}) };
   route.config = config;
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   const methods = [route.method].flat();

@@ -115,7 +115,11 @@ describe('If-Match on PATCH', () => {
   });
 
   it('answers 404 for an unknown id whatever If-Match says', async () => {
-    expectError(await call(platform.app, 'PATCH', `${CRM}/contacts/00000000-0000-4000-8000-000000000000`, { key, headers: { 'if-match': '*' }, body: { name: 'x' } }), 404, 'not_found');
+    expectError(
+      await call(platform.app, 'PATCH', `${CRM}/contacts/00000000-0000-4000-8000-000000000000`, { key, headers: { 'if-match': '*' }, body: { name: 'x' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('works with an Idempotency-Key: a retry replays the first reply instead of comparing again', async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors/codes.js';
 
@@ -60,7 +60,7 @@ interface IfMatchOptions {
  * `updated_at` just read (unless the client sent one): a change that lands between the read and
  * the write is then refused by the service (409 stale_update) instead of being overwritten.
  */
-export function createIfMatchCheck(app: FastifyInstance, { pinsUpdatedAt }: IfMatchOptions): preHandlerHookHandler {
+export function createIfMatchCheck(app: FastifyInstance, { pinsUpdatedAt }: IfMatchOptions): preHandlerAsyncHookHandler {
   return async function checkIfMatch(request) {
     const condition = request.headers['if-match'];
     if (condition === undefined) return;

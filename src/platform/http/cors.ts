@@ -10,16 +10,7 @@ export const CORS_PATH_PREFIX = '/api/';
 const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match'];
 
 /** What a script may read of a reply besides the CORS-safelisted headers. */
-const EXPOSED_HEADERS = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Retry-After',
-  'Service-Request-Id',
-  'Deprecation',
-  'Sunset',
-  'ETag',
-];
+const EXPOSED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Service-Request-Id', 'Deprecation', 'Sunset', 'ETag'];
 
 /** Chromium caps a preflight cache at two hours; longer values only matter to Firefox. */
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;
