@@ -6,7 +6,7 @@ import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import type { TenantAdmin } from '../tenants/service.js';
 
-const Tenant = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp });
+const Tenant = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp }, { title: 'Tenant', additionalProperties: false });
 
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test keys see only test data; live keys only live data.' });
 
@@ -20,7 +20,7 @@ const ApiKey = Type.Object({
   rate_limit_per_minute: Type.Integer(),
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
-});
+}, { title: 'ApiKey', additionalProperties: false });
 
 const CreatedApiKey = Type.Object({
   id: Uuid,
@@ -30,7 +30,7 @@ const CreatedApiKey = Type.Object({
   rate_limit_per_minute: Type.Integer(),
   name: Nullable(Type.String()),
   created_at: Timestamp,
-});
+}, { title: 'CreatedApiKey', additionalProperties: false });
 
 const TenantParams = PathParams({ tenant_id: UuidParam });
 

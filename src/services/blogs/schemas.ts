@@ -78,7 +78,7 @@ export const Post = Type.Object({
   view_count: Type.Integer({ description: 'Reads through GET /posts/published/{slug}.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Post', additionalProperties: false });
 
 export const CreatePostBody = Type.Object(
   {
@@ -179,7 +179,7 @@ export const Subscriber = Type.Object({
   unsubscribed_at: Nullable(TimestampField('When they unsubscribed; null unless status is unsubscribed.')),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Subscriber', additionalProperties: false });
 
 const Email = Type.String({ format: 'email', maxLength: 320, description: 'Stored lower-cased; unique per tenant and mode.', examples: ['ada@example.com'] });
 const SubscriberName = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT, description: 'Display name; trimmed.' });
@@ -220,7 +220,7 @@ export const Category = Type.Object({
   name: Type.String({ description: 'The most used spelling of the category.' }),
   post_count: Type.Integer({ description: 'Posts of any status in the category.' }),
   published_count: Type.Integer({ description: 'Published posts in the category.' }),
-});
+}, { title: 'Category', additionalProperties: false });
 
 export const ListCategoriesQuery = ListQuery({});
 
@@ -262,9 +262,9 @@ export const Analytics = Type.Object({
       { description: 'Most read posts in the range, most views first.' },
     ),
   }),
-});
+}, { title: 'BlogAnalytics', additionalProperties: false });
 
-export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 
 export type PostView = Static<typeof Post>;
 export type CreatePostInput = Static<typeof CreatePostBody>;

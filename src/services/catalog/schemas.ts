@@ -51,7 +51,7 @@ export const Price = Type.Object({
   interval_count: Type.Integer({ description: 'Intervals per billing period (3 with month: quarterly).' }),
   default: Type.Boolean({ description: "Whether this is the product's default price (used when a subscription names none)." }),
   created_at: Timestamp,
-});
+}, { title: 'Price', additionalProperties: false });
 
 export const Product = Type.Object({
   id: Uuid,
@@ -63,7 +63,7 @@ export const Product = Type.Object({
   prices: Type.Array(Price, { description: 'Every price of the product, oldest first.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Product', additionalProperties: false });
 
 export const CreateProductBody = Type.Object(
   {
@@ -132,7 +132,7 @@ export const Coupon = Type.Object({
   redeemable: Type.Boolean({ description: 'True only if active, started (starts_at null or past), not expired (expires_at null or future) and under max_redemptions.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Coupon', additionalProperties: false });
 
 export const CreateCouponBody = Type.Object(
   {
@@ -188,7 +188,7 @@ export const Discount = Type.Object(
     amount_off_cents: Nullable(Type.Integer()),
     currency: Nullable(Type.String()),
   },
-  { description: "The coupon's discount as it was when redeemed; kept even if the coupon is retired." },
+  { title: 'Discount', additionalProperties: false, description: "The coupon's discount as it was when redeemed; kept even if the coupon is retired." },
 );
 
 export const Subscription = Type.Object({
@@ -218,7 +218,7 @@ export const Subscription = Type.Object({
   pause_resumes_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Subscription', additionalProperties: false });
 
 export const StartSubscriptionBody = Type.Object(
   {

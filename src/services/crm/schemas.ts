@@ -20,7 +20,7 @@ export const Company = Type.Object({
   domain: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Company', additionalProperties: false });
 
 export const Contact = Type.Object({
   id: Uuid,
@@ -30,7 +30,7 @@ export const Contact = Type.Object({
   company_id: Nullable(Uuid),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Contact', additionalProperties: false });
 
 export const CreateCompanyBody = Type.Object(
   { name: Name, domain: Type.Optional(Nullable(Domain)) },

@@ -24,7 +24,7 @@ const FieldOption = Type.Object(
     value: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What is submitted and stored; matched exactly.' }),
     label: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the person sees; trimmed.' }),
   },
-  { additionalProperties: false },
+  { title: 'FieldOption', additionalProperties: false },
 );
 
 const fieldProperties = {
@@ -77,7 +77,7 @@ export const Field = Type.Object(
     max_length: Type.Optional(fieldProperties.max_length),
     pattern: Type.Optional(fieldProperties.pattern),
   },
-  { additionalProperties: false },
+  { title: 'FormField', additionalProperties: false },
 );
 
 /** A field as sent: `required` defaults to false. */
@@ -114,7 +114,7 @@ export const Form = Type.Object({
   unread_count: Type.Integer({ description: 'Submissions not yet read.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Form', additionalProperties: false });
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name; trimmed.' });
 const Slug = Type.String({
@@ -195,7 +195,7 @@ export const Submission = Type.Object({
   read_at: Nullable(Timestamp),
   submitted_at: Timestamp,
   metadata: FreeObject({ description: 'What the caller sent as metadata (e.g. ip, user_agent, referrer); {} when none.' }),
-});
+}, { title: 'FormSubmission', additionalProperties: false });
 
 export const SubmitBody = Type.Object(
   {
@@ -230,7 +230,7 @@ export const UpdateSubmissionBody = Type.Object(
   { additionalProperties: false, examples: [{ read: false }] },
 );
 
-export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 
 export type FormView = Static<typeof Form>;
 export type SubmissionView = Static<typeof Submission>;

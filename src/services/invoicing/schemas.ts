@@ -38,7 +38,7 @@ const CalendarDate = (description: string) =>
     examples: ['2026-11-21'],
   });
 
-export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }, { title: 'DeletedInvoicingObject', additionalProperties: false });
 
 /** Action routes take no fields; a body, if sent, must be an empty object. */
 
@@ -65,10 +65,12 @@ const customerProperties = {
 export const Customer = Type.Object({
   ...customerProperties,
   notes: Nullable(Type.String({ description: 'Private notes.' })),
-});
+}, { title: 'Customer', additionalProperties: false });
 
 /** The customer in the create reply: the spec leaves `notes` out (no key at all). */
 export const CreatedCustomer = Type.Object(customerProperties, {
+  title: 'CreatedCustomer',
+  additionalProperties: false,
   description: 'The customer; `notes` is accepted on create but not returned in this reply (read the customer to see it).',
 });
 
@@ -127,7 +129,7 @@ export const LineItem = Type.Object({
   subtotal: Money('round_half_up(quantity x unit_price, 2).'),
   tax: Money('round_half_up(subtotal x tax_rate / 100, 2).'),
   total: Money('subtotal + tax.'),
-});
+}, { title: 'InvoiceLineItem', additionalProperties: false });
 
 const paymentProperties = {
   id: Id('Payment id (the customer_payment_id of a refund).'),
@@ -143,7 +145,7 @@ const paymentProperties = {
   created_at: Timestamp,
 };
 
-export const Payment = Type.Object(paymentProperties);
+export const Payment = Type.Object(paymentProperties, { title: 'InvoicePayment', additionalProperties: false });
 
 export const Invoice = Type.Object({
   id: Id('Invoice id.'),
@@ -167,7 +169,7 @@ export const Invoice = Type.Object({
   voided_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Invoice', additionalProperties: false });
 
 const LineItemInput = Type.Object(
   {
@@ -236,7 +238,7 @@ export const RecordPaymentBody = Type.Object(
 
 export const RecordedPayment = Type.Object(
   { ...paymentProperties, invoice: Invoice },
-  { description: 'The payment, with the invoice as it is after it.' },
+  { title: 'RecordedPayment', additionalProperties: false, description: 'The payment, with the invoice as it is after it.' },
 );
 
 // Refunds
@@ -252,14 +254,14 @@ export const Refund = Type.Object({
   reason: Nullable(Type.String()),
   approval_id: Nullable(Type.Integer({ description: 'The approval that released this refund, if one was needed.' })),
   created_at: Timestamp,
-});
+}, { title: 'Refund', additionalProperties: false });
 
 export const PendingApproval = Type.Object({
   pending_approval: Type.Literal(true),
   approval_instance_id: Id('Approval id; poll approval_status_url.'),
   approval_status_url: Type.String({ format: 'uri', description: 'Absolute URL of GET /invoicing/approvals/{id}.' }),
   message: Type.String(),
-});
+}, { title: 'PendingApproval', additionalProperties: false });
 
 export const CreateRefundBody = Type.Object(
   {
@@ -289,7 +291,7 @@ export const ApprovalPolicy = Type.Object({
   min_amount: Money('Refunds of this amount or more need approval.'),
   currency: Nullable(Type.String({ description: 'Only refunds in this currency; null: any currency (amounts compared as numbers).' })),
   created_at: Timestamp,
-});
+}, { title: 'ApprovalPolicy', additionalProperties: false });
 
 export const CreateApprovalPolicyBody = Type.Object(
   {
@@ -327,7 +329,7 @@ export const Approval = Type.Object({
   refund: Nullable(Refund),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Approval', additionalProperties: false });
 
 export const DecideApprovalBody = Type.Object(
   { note: Type.Optional(Nullable(Type.String({ maxLength: 1000, pattern: MULTI_LINE, description: 'Why; stored as decision_note.' }))) },

@@ -74,7 +74,7 @@ export const LineItem = Type.Object({
   unit_amount_cents: Type.Integer(),
   quantity: Type.Integer(),
   amount_total_cents: Type.Integer({ description: 'unit_amount_cents x quantity.' }),
-});
+}, { title: 'CheckoutLineItem', additionalProperties: false });
 
 // Checkout sessions
 
@@ -100,7 +100,7 @@ export const CheckoutSession = Type.Object({
   payment_intent_id: Nullable(Type.String({ description: "The processor's payment id, once a payment was attempted." })),
   card_brand: Nullable(Type.String({ description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
   card_last4: Nullable(Type.String({ description: 'Last four digits of the card that paid; the number itself is never stored.' })),
-});
+}, { title: 'CheckoutSession', additionalProperties: false });
 
 export const CreateCheckoutSessionBody = Type.Object(
   {
@@ -156,7 +156,7 @@ export const PaymentLink = Type.Object({
   after_completion_url: Nullable(Type.String({ description: 'Where buyers go after paying; null shows a hosted thank-you page.' })),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'PaymentLink', additionalProperties: false });
 
 const LinkName = Type.String({
   minLength: 1,
