@@ -6,7 +6,7 @@ import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import type { TenantAdmin } from '../tenants/service.js';
 
-const Tenant = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp }, { title: 'Tenant', additionalProperties: false });
+const Tenant = Type.Object({ id: Uuid, name: Type.String({ maxLength: 200 }), created_at: Timestamp }, { title: 'Tenant', additionalProperties: false });
 
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test keys see only test data; live keys only live data.' });
 
@@ -14,21 +14,21 @@ const ApiKey = Type.Object({
   id: Uuid,
   tenant_id: Uuid,
   mode: Mode,
-  name: Nullable(Type.String()),
-  key_prefix: Type.String({ description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
-  scopes: Type.Array(Type.String()),
-  rate_limit_per_minute: Type.Integer(),
+  name: Nullable(Type.String({ maxLength: 200 })),
+  key_prefix: Type.String({ maxLength: 32, description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
+  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
 }, { title: 'ApiKey', additionalProperties: false });
 
 const CreatedApiKey = Type.Object({
   id: Uuid,
-  key: Type.String({ description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
+  key: Type.String({ maxLength: 128, description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
   mode: Mode,
-  scopes: Type.Array(Type.String()),
-  rate_limit_per_minute: Type.Integer(),
-  name: Nullable(Type.String()),
+  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
+  name: Nullable(Type.String({ maxLength: 200 })),
   created_at: Timestamp,
 }, { title: 'CreatedApiKey', additionalProperties: false });
 
@@ -65,7 +65,7 @@ export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {
           {
             mode: Mode,
             scopes: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100, examples: [['service.forms.view', 'service.forms.manage']] }),
-            rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 })),
+            rate_limit_per_minute: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000, default: 60 })),
             name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
           },
           { additionalProperties: false },

@@ -24,7 +24,7 @@ interface Operation {
 
 interface Document {
   paths?: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, Json> };
+  components?: { schemas?: Record<string, Json>; headers?: Record<string, unknown> };
 }
 
 const PUBLIC_PREFIX = '/api/v1/services/';
@@ -33,6 +33,8 @@ const ADMIN_PREFIX = '/admin/v1/';
 export function finishDocument<T>(document: T): T {
   const doc = document as Document;
   hoistNamedSchemas(doc);
+  (doc.components ??= {}).headers = HEADERS;
+  visitSchemas(doc, addIntegerFormat);
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       markOptionalBody(operation);
@@ -95,6 +97,32 @@ function hoistNamedSchemas(doc: Document): void {
 
 function isSchema(object: Json): boolean {
   return 'type' in object || 'properties' in object || 'anyOf' in object || 'oneOf' in object || 'allOf' in object;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Integer formats, read from the bounds each integer schema already has (and enforces).
+ */
+
+const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
+
+function addIntegerFormat(schema: Json): void {
+  const { type, minimum, maximum } = schema;
+  const isInteger = type === 'integer' || (Array.isArray(type) && type.includes('integer'));
+  if (!isInteger || schema.format !== undefined || typeof minimum !== 'number' || typeof maximum !== 'number') return;
+  schema.format = minimum >= INT32.minimum && maximum <= INT32.maximum ? 'int32' : 'int64';
+}
+
+/** Calls `visit` on every schema object of the document (data keywords such as examples left alone). */
+function visitSchemas(doc: Document, visit: (schema: Json) => void): void {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    const object = node as Json;
+    if (typeof object.type === 'string' || Array.isArray(object.type)) visit(object);
+    for (const [key, value] of Object.entries(object)) if (!DATA_KEYWORDS.has(key)) walk(value);
+  };
+  walk(doc.paths);
+  walk(doc.components);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -189,14 +217,30 @@ const IDEMPOTENT_REPLAYED = {
 
 const WWW_AUTHENTICATE = { description: 'Always `Bearer` (RFC 6750).', required: true, schema: { type: 'string', enum: ['Bearer'] } };
 
+/** The headers, once, in components.headers; responses refer to them. */
+const HEADERS: Record<string, unknown> = {
+  ServiceRequestId: SERVICE_REQUEST_ID,
+  RateLimitLimit: RATE_LIMIT['X-RateLimit-Limit'],
+  RateLimitRemaining: RATE_LIMIT['X-RateLimit-Remaining'],
+  RateLimitReset: RATE_LIMIT['X-RateLimit-Reset'],
+  RetryAfter: { ...RETRY_AFTER, required: true },
+  RetryAfterWhenBusy: { ...RETRY_AFTER, description: 'Seconds to wait before retrying, when the server is busy or shutting down.' },
+  IdempotentReplayed: IDEMPOTENT_REPLAYED,
+  WwwAuthenticate: WWW_AUTHENTICATE,
+};
+
+const ref = (name: keyof typeof HEADERS & string) => ({ $ref: `#/components/headers/${name}` });
+
 function headersOf(path: string, status: number, idempotent: boolean): Record<string, unknown> {
-  const headers: Record<string, unknown> = { 'Service-Request-Id': SERVICE_REQUEST_ID };
+  const headers: Record<string, unknown> = { 'Service-Request-Id': ref('ServiceRequestId') };
   // A public request is counted once its key is recognised: every reply but 401 and 5xx carries the counts.
-  if (path.startsWith(PUBLIC_PREFIX) && status !== 401 && status < 500) Object.assign(headers, RATE_LIMIT);
-  if (idempotent && status !== 401 && status < 500) headers['Idempotent-Replayed'] = IDEMPOTENT_REPLAYED;
-  if (status === 429) headers['Retry-After'] = { ...RETRY_AFTER, required: true };
-  if (status === 503) headers['Retry-After'] = { ...RETRY_AFTER, description: 'Seconds to wait before retrying, when the server is busy or shutting down.' };
-  if (status === 401 && (path.startsWith(PUBLIC_PREFIX) || path.startsWith(ADMIN_PREFIX))) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
+  if (path.startsWith(PUBLIC_PREFIX) && status !== 401 && status < 500) {
+    Object.assign(headers, { 'X-RateLimit-Limit': ref('RateLimitLimit'), 'X-RateLimit-Remaining': ref('RateLimitRemaining'), 'X-RateLimit-Reset': ref('RateLimitReset') });
+  }
+  if (idempotent && status !== 401 && status < 500) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  if (status === 429) headers['Retry-After'] = ref('RetryAfter');
+  if (status === 503) headers['Retry-After'] = ref('RetryAfterWhenBusy');
+  if (status === 401 && (path.startsWith(PUBLIC_PREFIX) || path.startsWith(ADMIN_PREFIX))) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
   return headers;
 }
 

@@ -42,9 +42,9 @@ const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 2
 
 export const EndUser = Type.Object({
   id: Uuid,
-  email: Type.String(),
-  name: Nullable(Type.String({ description: 'Display name.' })),
-  profile_picture_url: Nullable(Type.String({ description: 'Avatar URL.' })),
+  email: Type.String({ maxLength: 320 }),
+  name: Nullable(Type.String({ maxLength: 200, description: 'Display name.' })),
+  profile_picture_url: Nullable(Type.String({ maxLength: 2048, description: 'Avatar URL.' })),
   status: UserStatus(),
   email_verified_at: Nullable(TimestampField('When the address was last verified; cleared when the email changes.')),
   mfa_enabled: Type.Boolean({ description: 'Whether TOTP MFA is enabled.' }),
@@ -101,7 +101,7 @@ export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { 
 // Email verification
 
 export const EmailVerification = Type.Object({
-  token: Type.String({ description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
+  token: Type.String({ maxLength: 64, description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
   expires_at: Timestamp,
 }, { title: 'EmailVerification', additionalProperties: false });
 
@@ -112,7 +112,7 @@ export const CompleteEmailVerificationBody = Type.Object(
 
 // Sessions
 
-const SessionToken = Type.String({ description: 'Bearer secret of the session (cas_...); shown only in this reply, stored only as a hash.' });
+const SessionToken = Type.String({ maxLength: 64, description: 'Bearer secret of the session (cas_...); shown only in this reply, stored only as a hash.' });
 
 export const IssuedSession = Type.Object(
   {
@@ -142,7 +142,7 @@ export const UserWithSessionInfo = Type.Object({ user: EndUser, session: Session
 
 export const MfaRequired = Type.Object({
   mfa_required: Type.Literal(true),
-  challenge_token: Type.String({ description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
+  challenge_token: Type.String({ maxLength: 64, description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
   expires_at: Timestamp,
 }, { title: 'MfaRequired', additionalProperties: false });
 
@@ -179,8 +179,8 @@ export const ListSessionsQuery = ListQuery({});
 // TOTP
 
 export const TotpEnrollment = Type.Object({
-  secret: Type.String({ description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
-  otpauth_url: Type.String({ description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
+  secret: Type.String({ maxLength: 32, description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
+  otpauth_url: Type.String({ maxLength: 4096, description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
 }, { title: 'TotpEnrollment', additionalProperties: false });
 
 export const ConfirmTotpBody = Type.Object(
@@ -190,7 +190,7 @@ export const ConfirmTotpBody = Type.Object(
 
 export const UserWithRecoveryCodes = Type.Object({
   user: EndUser,
-  recovery_codes: Type.Array(Type.String(), {
+  recovery_codes: Type.Array(Type.String({ maxLength: 19 }), {
     minItems: 10,
     maxItems: 10,
     description: '10 single-use codes, xxxx-xxxx-xxxx-xxxx (lower-case letters and digits); shown only in this reply. Any earlier codes stop working.',

@@ -30,7 +30,8 @@ const CSV_RESPONSE = {
     'text/csv; charset=utf-8, sent as an attachment named <slug>-submissions.csv. Header row id,submitted_at,read, then one column per field key in form order; ' +
     'one row per submission, oldest first; RFC 4180 quoting and CRLF line ends; multiselect answers joined with "; "; ' +
     "text cells starting with = + - @, tab or a line break prefixed with ' against spreadsheet formula injection.",
-  content: { 'text/csv': { schema: { type: 'string' } } },
+  // Streamed, as long as the submissions make it: no type, so no length limit to state.
+  content: { 'text/csv': { schema: { contentMediaType: 'text/csv' } } },
 };
 
 export function formsRoutes(forms: FormsService) {
