@@ -39,6 +39,14 @@ export const ErrorResponse = Type.Object(
 export const ErrorRef = Type.Unsafe<unknown>({ $ref: 'ErrorResponse#' });
 
 /**
+ * An error status of a route, described by the codes it answers with (`slug_taken: ...`): the
+ * OpenAPI document shows an example body for every code the description names.
+ */
+export function ErrorReply(description: string) {
+  return { ...ErrorRef, description };
+}
+
+/**
  * A timestamp in a reply: ISO 8601 UTC with milliseconds. Presenters hand over the Date as the
  * database returned it and the response serialiser writes it in that format (faster than
  * `toISOString()` plus escaping the text, on every row of every list); a string is written as is.
