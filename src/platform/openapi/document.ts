@@ -224,10 +224,13 @@ const HEADERS: Record<string, unknown> = {
   RateLimitRemaining: RATE_LIMIT['X-RateLimit-Remaining'],
   RateLimitReset: RATE_LIMIT['X-RateLimit-Reset'],
   RetryAfter: { ...RETRY_AFTER, required: true },
+  RetryAfterInUse: { ...RETRY_AFTER, description: 'With idempotency_key_in_use: seconds to wait before sending the request again.' },
   RetryAfterWhenBusy: { ...RETRY_AFTER, description: 'Seconds to wait before retrying, when the server is busy or shutting down.' },
   IdempotentReplayed: IDEMPOTENT_REPLAYED,
   WwwAuthenticate: WWW_AUTHENTICATE,
 };
+
+const NEVER_STORED = new Set([401, 403, 413, 415, 429]);
 
 const ref = (name: keyof typeof HEADERS & string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -237,7 +240,9 @@ function headersOf(path: string, status: number, idempotent: boolean): Record<st
   if (path.startsWith(PUBLIC_PREFIX) && status !== 401 && status < 500) {
     Object.assign(headers, { 'X-RateLimit-Limit': ref('RateLimitLimit'), 'X-RateLimit-Remaining': ref('RateLimitRemaining'), 'X-RateLimit-Reset': ref('RateLimitReset') });
   }
-  if (idempotent && status !== 401 && status < 500) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  // Replies of requests refused before they act (credentials, scope, limits, body framing) are never stored, so never replayed.
+  if (idempotent && status < 500 && !NEVER_STORED.has(status)) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  if (idempotent && status === 409) headers['Retry-After'] = ref('RetryAfterInUse');
   if (status === 429) headers['Retry-After'] = ref('RetryAfter');
   if (status === 503) headers['Retry-After'] = ref('RetryAfterWhenBusy');
   if (status === 401 && (path.startsWith(PUBLIC_PREFIX) || path.startsWith(ADMIN_PREFIX))) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
