@@ -217,12 +217,19 @@ const IDEMPOTENT_REPLAYED = {
 
 const WWW_AUTHENTICATE = { description: 'Always `Bearer` (RFC 6750).', required: true, schema: { type: 'string', enum: ['Bearer'] } };
 
+function ifCounted(header: { description: string }) {
+  return { ...header, required: false, description: `${header.description} Absent when the URL cannot be read at all (a 404 answered before the key is checked).` };
+}
+
 /** The headers, once, in components.headers; responses refer to them. */
 const HEADERS: Record<string, unknown> = {
   ServiceRequestId: SERVICE_REQUEST_ID,
   RateLimitLimit: RATE_LIMIT['X-RateLimit-Limit'],
   RateLimitRemaining: RATE_LIMIT['X-RateLimit-Remaining'],
   RateLimitReset: RATE_LIMIT['X-RateLimit-Reset'],
+  RateLimitLimitIfCounted: ifCounted(RATE_LIMIT['X-RateLimit-Limit']),
+  RateLimitRemainingIfCounted: ifCounted(RATE_LIMIT['X-RateLimit-Remaining']),
+  RateLimitResetIfCounted: ifCounted(RATE_LIMIT['X-RateLimit-Reset']),
   RetryAfter: { ...RETRY_AFTER, required: true },
   RetryAfterInUse: { ...RETRY_AFTER, description: 'With idempotency_key_in_use: seconds to wait before sending the request again.' },
   RetryAfterWhenBusy: { ...RETRY_AFTER, description: 'Seconds to wait before retrying, when the server is busy or shutting down.' },
@@ -232,13 +239,19 @@ const HEADERS: Record<string, unknown> = {
 
 const NEVER_STORED = new Set([401, 403, 413, 415, 429]);
 
-const ref = (name: keyof typeof HEADERS & string) => ({ $ref: `#/components/headers/${name}` });
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 function headersOf(path: string, status: number, idempotent: boolean): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'Service-Request-Id': ref('ServiceRequestId') };
   // A public request is counted once its key is recognised: every reply but 401 and 5xx carries the counts.
+  // A 404 for a URL the router cannot even read (bad percent-encoding, an over-long segment) is answered before the key is checked.
+  const counts = status === 404 ? 'IfCounted' : '';
   if (path.startsWith(PUBLIC_PREFIX) && status !== 401 && status < 500) {
-    Object.assign(headers, { 'X-RateLimit-Limit': ref('RateLimitLimit'), 'X-RateLimit-Remaining': ref('RateLimitRemaining'), 'X-RateLimit-Reset': ref('RateLimitReset') });
+    Object.assign(headers, {
+      'X-RateLimit-Limit': ref(`RateLimitLimit${counts}`),
+      'X-RateLimit-Remaining': ref(`RateLimitRemaining${counts}`),
+      'X-RateLimit-Reset': ref(`RateLimitReset${counts}`),
+    });
   }
   // Replies of requests refused before they act (credentials, scope, limits, body framing) are never stored, so never replayed.
   if (idempotent && status < 500 && !NEVER_STORED.has(status)) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
