@@ -32,11 +32,17 @@ interface Parameter {
   schema?: unknown;
 }
 
+interface Header {
+  $ref?: string;
+  required?: boolean;
+  schema?: unknown;
+}
+
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, { required?: boolean; schema?: unknown }> }>;
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, Header> }>;
 }
 
 interface Route {
@@ -59,8 +65,10 @@ export class ContractChecker {
   readonly #textAjv: Ajv2020;
   readonly #routes: Route[];
   readonly #validators = new Map<string, ValidateFunction>();
+  readonly #headers: Record<string, Header>;
 
-  constructor(document: { paths: Record<string, Record<string, Operation>> }) {
+  constructor(document: { paths: Record<string, Record<string, Operation>>; components?: { headers?: Record<string, Header> } }) {
+    this.#headers = document.components?.headers ?? {};
     this.#ajv = makeAjv(false);
     this.#textAjv = makeAjv(true);
     for (const ajv of [this.#ajv, this.#textAjv]) ajv.addSchema({ ...document, $id: DOCUMENT_ID } as never);
@@ -156,7 +164,8 @@ export class ContractChecker {
     const documented = responses[key]!;
     const problems: string[] = [];
 
-    for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    for (const [name, declared] of Object.entries(documented.headers ?? {})) {
+      const header = this.#header(declared);
       if (header.required && response.headers[name.toLowerCase()] === undefined) problems.push(`${label} ${status}: header ${name} is documented as required but missing`);
     }
     const contentType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -182,6 +191,12 @@ export class ContractChecker {
       problems.push(...this.#validate(this.#ajv, `${pointer}/responses/${escapePointer(key)}/content/${escapePointer(mediaKey)}/schema`, parsed, `${label} ${status}: response body`));
     }
     return problems;
+  }
+
+  /** A response header as declared, or the one in components.headers it refers to. */
+  #header(header: Header): Header {
+    const name = header.$ref?.startsWith('#/components/headers/') ? header.$ref.slice('#/components/headers/'.length) : undefined;
+    return name === undefined ? header : (this.#headers[name] ?? header);
   }
 
   #find(method: string, path: string): { operation: Operation; pointer: string; params: Record<string, string>; label: string } | string {

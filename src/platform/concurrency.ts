@@ -5,6 +5,7 @@ import { AppError } from './errors/app-error.js';
 export const ExpectedUpdatedAt = Type.Optional(
   Type.String({
     format: 'date-time',
+    maxLength: 64,
     description: 'The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.',
   }),
 );

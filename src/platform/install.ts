@@ -142,7 +142,7 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
   if (route.url.startsWith(PUBLIC_API_PREFIX)) {
     if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
-    const mutates = methods.some((method) => method === 'POST' || method === 'PATCH');
+    const mutates = methods.some((method) => method === 'POST' || method === 'PATCH' || method === 'DELETE');
     const idempotent = config.idempotent ?? mutates;
     const oneResource = namesOneResource(route.url);
     // HEAD: the route Fastify derives from each GET is registered (and annotated) on its own.
@@ -153,13 +153,14 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     if (etag) documentEntityTag(schema);
     if (ifMatch) documentIfMatch(schema);
     schema.security = [{ apiKey: [config.scope] }];
+    const conflicts = platformConflicts(idempotent, schema.body);
+    if (conflicts) schema.response[409] = withPlatformConflicts(schema.response[409], conflicts);
     addErrorResponses(schema, {
       400: 'Invalid input: validation_failed, invalid_json.',
       401: 'Missing, malformed, unknown or revoked API key: unauthorized.',
       403: 'The key lacks the scope: insufficient_scope.',
       404: 'Unknown id, or a row of another tenant or mode: not_found.',
       429: 'Over the per-key rate limit: rate_limited (see Retry-After).',
-      ...(mutates ? { 409: 'Conflict: idempotency_key_conflict, idempotency_key_in_use, or a rule of the resource.' } : {}),
       ...(methods.includes('POST') || methods.includes('PATCH') || methods.includes('PUT')
         ? { 413: 'Body too large: payload_too_large.', 415: 'Body is not JSON: unsupported_media_type.' }
         : {}),
@@ -174,6 +175,29 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.', ...SERVER_ERRORS });
   }
   return (route.config ?? {}) as PlatformRouteConfig;
+}
+
+/** The conflicts the platform itself raises on a route: idempotency keys, and stale `expected_updated_at`. */
+function platformConflicts(idempotent: boolean, body: unknown): Array<[code: string, why: string]> | undefined {
+  const properties = (body as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const conflicts: Array<[string, string]> = [
+    ...('expected_updated_at' in properties ? [['stale_update', 'expected_updated_at is not the current version'] as [string, string]] : []),
+    ...(idempotent
+      ? [
+          ['idempotency_key_conflict', 'the Idempotency-Key was used with another request'] as [string, string],
+          ['idempotency_key_in_use', 'the first request with the Idempotency-Key is still running'] as [string, string],
+        ]
+      : []),
+  ];
+  return conflicts.length > 0 ? conflicts : undefined;
+}
+
+/** The route's own 409 (the rules of its resource), with the platform's conflicts it does not name yet. */
+function withPlatformConflicts(declared: unknown, conflicts: Array<[string, string]>): unknown {
+  const own = (declared as { description?: string } | undefined)?.description;
+  const added = conflicts.filter(([code]) => !own?.includes(code)).map(([code, why]) => `${code} (${why})`);
+  if (!own) return { ...ErrorRef, description: `Conflict: ${added.join('; ')}.` };
+  return { ...ErrorRef, description: added.length > 0 ? `${own.replace(/\.$/, '')}; or ${added.join('; ')}.` : own };
 }
 
 /** What any operation may answer when the fault is on our side. */

@@ -233,6 +233,24 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
+  it('replays a DELETE sent again with the same key, where a second DELETE without one is 404', async () => {
+    const key = await (await platform.newTenant()).key();
+    const subscribers = '/api/v1/services/blogs/subscribers';
+    const created = (await call(platform.app, 'POST', subscribers, { key, body: { email: 'gone@example.com' } })).json().data;
+    const headers = { 'idempotency-key': 'delete-subscriber-1' };
+
+    const first = await call(platform.app, 'DELETE', `${subscribers}/${created.id}`, { key, headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ data: { id: created.id, deleted: true } });
+
+    const retried = await call(platform.app, 'DELETE', `${subscribers}/${created.id}`, { key, headers });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.json()).toEqual(first.json());
+
+    expectError(await call(platform.app, 'DELETE', `${subscribers}/${created.id}`, { key }), 404, 'not_found');
+  });
+
   it('forgets a key after 24 hours, and the sweep job deletes it', async () => {
     const key = await (await platform.newTenant()).key();
     const headers = { 'idempotency-key': 'day-old' };

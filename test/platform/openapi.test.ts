@@ -78,6 +78,57 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/services/crm/contacts']!.post!.requestBody!.required).toBe(true);
   });
 
+  it('names every resource under components.schemas, and every list reply <Resource>List', async () => {
+    const document = await openApiDocument();
+    const schemas = document.components.schemas!;
+    for (const name of ['Contact', 'ContactList', 'Invoice', 'InvoiceList', 'CheckoutSession', 'CheckoutSessionList', 'EndUser', 'EndUserList', 'PageMeta']) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    const contacts = document.paths['/api/v1/services/crm/contacts']!;
+    expect(contacts.get!.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ContactList' });
+    expect(contacts.post!.responses['201']!.content!['application/json']!.schema).toMatchObject({
+      properties: { data: { $ref: '#/components/schemas/Contact' } },
+      additionalProperties: false,
+    });
+    expect(schemas.ContactList).toMatchObject({ properties: { data: { items: { $ref: '#/components/schemas/Contact' } }, meta: { $ref: '#/components/schemas/PageMeta' } } });
+  });
+
+  it('describes every reply, and shows an example of each error code an operation answers with', async () => {
+    const document = await openApiDocument();
+    expect(JSON.stringify(document)).not.toContain('Default Response');
+    const examplesOf = (path: string, method: string, status: string) => {
+      const operation = (document.paths[path] as Record<string, Operation & { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { error: { code: string } } }> }> }> }>)[method]!;
+      const examples = operation.responses[status]!.content!['application/json']!.examples!;
+      for (const [code, example] of Object.entries(examples)) expect(example.value.error.code).toBe(code);
+      return Object.keys(examples);
+    };
+    expect(examplesOf('/api/v1/services/crm/contacts', 'post', '400')).toEqual(['validation_failed', 'invalid_json']);
+    expect(examplesOf('/api/v1/services/crm/contacts', 'post', '401')).toEqual(['unauthorized']);
+    expect(examplesOf('/api/v1/services/crm/contacts', 'post', '403')).toEqual(['insufficient_scope']);
+    expect(examplesOf('/api/v1/services/crm/contacts', 'post', '409')).toEqual(['idempotency_key_conflict', 'idempotency_key_in_use']);
+    expect(examplesOf('/api/v1/services/crm/contacts/{id}', 'patch', '409')).toEqual(['stale_update', 'idempotency_key_conflict', 'idempotency_key_in_use']);
+    expect(examplesOf('/api/v1/services/blogs/posts', 'post', '409')).toContain('slug_taken');
+    expect(examplesOf('/api/v1/services/crm/contacts', 'get', '429')).toEqual(['rate_limited']);
+    expect(examplesOf('/api/v1/services/customer-auth/sessions', 'post', '401')).toEqual(['unauthorized', 'invalid_credentials']);
+  });
+
+  it('documents the rate-limit, retry and request-id headers, and Idempotency-Key wherever it is honoured', async () => {
+    const document = await openApiDocument();
+    type Headers = Record<string, { $ref: string }>;
+    const list = document.paths['/api/v1/services/crm/contacts']!.get! as unknown as { responses: Record<string, { headers: Headers }> };
+    expect(Object.keys(list.responses['200']!.headers)).toEqual(['Service-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    expect(list.responses['429']!.headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    expect(list.responses['401']!.headers['X-RateLimit-Limit']).toBeUndefined();
+    expect(document.components.headers!.RetryAfter).toMatchObject({ required: true });
+    const headerParameters = (path: string, method: string) =>
+      ((document.paths[path]![method] as unknown as { parameters?: Array<{ in: string; name: string }> }).parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+    expect(headerParameters('/api/v1/services/blogs/subscribers/{id}', 'delete')).toEqual(['Idempotency-Key']);
+    expect(headerParameters('/api/v1/services/crm/contacts', 'post')).toEqual(['Idempotency-Key']);
+    // Routes whose body holds a password or whose reply a secret do not honour it, so do not offer it.
+    expect(headerParameters('/api/v1/services/customer-auth/sessions', 'post')).toEqual([]);
+    expect(headerParameters('/api/v1/services/crm/contacts', 'get')).toEqual([]);
+  });
+
   it('carries examples', async () => {
     const text = JSON.stringify(await openApiDocument());
     expect(text).toContain('"examples"');

@@ -6,12 +6,15 @@ import { ListEnvelope, ListQuery, toPage } from '../pagination/index.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import type { TenantAdmin } from '../tenants/service.js';
 
-const Tenant = Type.Object({
-  id: Uuid,
-  name: Type.String({ examples: ['Acme Ltd'] }),
-  created_at: Timestamp,
-  key_count: Type.Integer({ minimum: 0, description: 'API keys not revoked. 0: every key was revoked; create a new one.' }),
-});
+const Tenant = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 200, examples: ['Acme Ltd'] }),
+    created_at: Timestamp,
+    key_count: Type.Integer({ minimum: 0, maximum: 2147483647, format: 'int32', description: 'API keys not revoked. 0: every key was revoked; create a new one.' }),
+  },
+  { title: 'Tenant', additionalProperties: false },
+);
 
 const TenantName = Type.String({
   minLength: 1,
@@ -27,23 +30,23 @@ const ApiKey = Type.Object({
   id: Uuid,
   tenant_id: Uuid,
   mode: Mode,
-  name: Nullable(Type.String()),
-  key_prefix: Type.String({ description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
-  scopes: Type.Array(Type.String()),
-  rate_limit_per_minute: Type.Integer(),
+  name: Nullable(Type.String({ maxLength: 200 })),
+  key_prefix: Type.String({ maxLength: 32, description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
+  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
-});
+}, { title: 'ApiKey', additionalProperties: false });
 
 const CreatedApiKey = Type.Object({
   id: Uuid,
-  key: Type.String({ description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
+  key: Type.String({ maxLength: 128, description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
   mode: Mode,
-  scopes: Type.Array(Type.String()),
-  rate_limit_per_minute: Type.Integer(),
-  name: Nullable(Type.String()),
+  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
+  name: Nullable(Type.String({ maxLength: 200 })),
   created_at: Timestamp,
-});
+}, { title: 'CreatedApiKey', additionalProperties: false });
 
 const TenantParams = PathParams({ tenant_id: UuidParam });
 
@@ -117,7 +120,7 @@ export function adminRoutes(deps: { admin: TenantAdmin; keyCache: KeyCache }) {
           {
             mode: Mode,
             scopes: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100, examples: [['service.forms.view', 'service.forms.manage']] }),
-            rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 })),
+            rate_limit_per_minute: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000, default: 60 })),
             name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
           },
           { additionalProperties: false },

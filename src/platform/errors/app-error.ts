@@ -1,6 +1,11 @@
 import { ERROR_STATUS, type ErrorCode } from './codes.js';
 
 /** One entry of `error.details`: which input, what kind of problem, in words. */
+/** Longest message, or detail path or message, in an error reply. */
+export const MAX_ERROR_TEXT = 1000;
+/** Most details in an error reply; a request with more problems hears of the first ones. */
+export const MAX_ERROR_DETAILS = 100;
+
 export interface ErrorDetail {
   path: string;
   code: string;

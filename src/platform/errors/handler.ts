@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseBusy } from '../../db/errors.js';
-import { AppError, type ErrorDetail } from './app-error.js';
+import { AppError, MAX_ERROR_DETAILS, MAX_ERROR_TEXT, type ErrorDetail } from './app-error.js';
 import type { ErrorCode } from './codes.js';
 import { ERROR_STATUS } from './codes.js';
 
@@ -47,10 +47,16 @@ export function installErrorHandling(app: FastifyInstance, knownRoutes: RouteMet
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  const details = error.details.slice(0, MAX_ERROR_DETAILS).map((detail) => ({ ...detail, path: bounded(detail.path), message: bounded(detail.message) }));
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
-    .send({ error: { code: error.code, message: error.message, details: error.details } });
+    .send({ error: { code: error.code, message: bounded(error.message), details } });
+}
+
+/** Names sent by the client can be any length; what the reply echoes of them is cut. */
+function bounded(text: string): string {
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 3)}...` : text;
 }
 
 function toAppError(error: FastifyError): AppError {

@@ -5,7 +5,7 @@ import { ErrorRef } from './schemas.js';
 import { sendError } from '../errors/handler.js';
 import type { Draining } from './draining.js';
 
-const Status = Type.Object({ status: Type.String() });
+const Status = Type.Object({ status: Type.String({ maxLength: 32 }) }, { additionalProperties: false });
 
 /**
  * Probes without authentication: /healthz says the process runs, /readyz that it takes new

@@ -1,26 +1,29 @@
+import { MAX_ERROR_DETAILS, MAX_ERROR_TEXT } from '../errors/app-error.js';
 import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 
 /** The one error body; referenced by every operation's error responses. */
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ description: 'Stable machine-readable code, e.g. validation_failed.' }),
-      message: Type.String({ description: 'Human-readable explanation.' }),
+      code: Type.String({ maxLength: 64, description: 'Stable machine-readable code, e.g. validation_failed.' }),
+      message: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Human-readable explanation.' }),
       details: Type.Array(
         Type.Object(
           {
-            path: Type.String({ description: 'Field the problem is about, e.g. line_items[0].amount.' }),
-            code: Type.String({ description: 'Kind of problem, e.g. required, invalid_type, unknown_field.' }),
-            message: Type.String(),
+            path: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Field the problem is about, e.g. line_items[0].amount.' }),
+            code: Type.String({ maxLength: 64, description: 'Kind of problem, e.g. required, invalid_type, unknown_field.' }),
+            message: Type.String({ maxLength: MAX_ERROR_TEXT }),
           },
-          { additionalProperties: true },
+          { additionalProperties: true, description: 'Some codes add fields of their own, e.g. scope on missing_scope.' },
         ),
+        { maxItems: MAX_ERROR_DETAILS },
       ),
-    }),
+    }, { additionalProperties: false }),
   },
   {
     $id: 'ErrorResponse',
     title: 'ErrorResponse',
+    additionalProperties: false,
     examples: [
       {
         error: {
@@ -36,12 +39,20 @@ export const ErrorResponse = Type.Object(
 export const ErrorRef = Type.Unsafe<unknown>({ $ref: 'ErrorResponse#' });
 
 /**
+ * An error status of a route, described by the codes it answers with (`slug_taken: ...`): the
+ * OpenAPI document shows an example body for every code the description names.
+ */
+export function ErrorReply(description: string) {
+  return { ...ErrorRef, description };
+}
+
+/**
  * A timestamp in a reply: ISO 8601 UTC with milliseconds. Presenters hand over the Date as the
  * database returned it and the response serialiser writes it in that format (faster than
  * `toISOString()` plus escaping the text, on every row of every list); a string is written as is.
  */
 export function TimestampField(description: string) {
-  return Type.Unsafe<string | Date>(Type.String({ format: 'date-time', description, examples: ['2026-11-21T09:30:00.000Z'] }));
+  return Type.Unsafe<string | Date>(Type.String({ format: 'date-time', maxLength: 24, description, examples: ['2026-11-21T09:30:00.000Z'] }));
 }
 
 export const Timestamp = TimestampField('ISO 8601 UTC with milliseconds.');
@@ -63,7 +74,7 @@ export const CurrencyCode = Type.String({
 /** Pattern of a one-line name or title: no control characters (tab, line feed and DEL included), not blank. */
 export const ONE_LINE_NOT_BLANK = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
 
-export const Uuid = Type.String({ format: 'uuid', examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
+export const Uuid = Type.String({ format: 'uuid', maxLength: 36, examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 
 /** Ajv format of integer ids: canonical decimal (no sign, no leading zero) within PostgreSQL's bigint. */
 export const INT64_ID_FORMAT = 'int64-id';
@@ -87,7 +98,7 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 
 export function DataEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({ data: item });
+  return Type.Object({ data: item }, { additionalProperties: false });
 }
 
 /*

@@ -6,8 +6,8 @@ import { AppError } from '../errors/app-error.js';
 import type { FaultInjector } from '../fault-injection.js';
 import { lockKey, lookUp, record, type IdempotencyScope, type RequestFingerprint, type StoredReply } from './store.js';
 
-const MAX_KEY_LENGTH = 255;
-const KEY_PATTERN = /^[\x21-\x7e]+$/;
+export const MAX_KEY_LENGTH = 255;
+export const KEY_PATTERN = /^[\x21-\x7e]+$/;
 /** A streamed reply is read into memory to be stored; beyond this the request fails (the route should opt out). */
 const MAX_STREAMED_REPLY_BYTES = 8 * 1024 * 1024;
 const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { entityTag } from '../http/conditional.js';
+import { finishDocument } from './document.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -30,7 +31,7 @@ export async function installOpenApi(app: FastifyInstance, publicBaseUrl: string
         },
       },
     },
-    transformObject: (document) => ('openapiObject' in document ? markOptionalBodies(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? finishDocument(document.openapiObject) : document.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`),
     },
@@ -46,23 +47,4 @@ export async function installOpenApi(app: FastifyInstance, publicBaseUrl: string
     }
     return reply.type('application/json; charset=utf-8').header('ETag', document.etag).send(document.json);
   });
-}
-
-interface OpenApiPaths {
-  paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>>;
-}
-
-/**
- * @fastify/swagger marks every request body required; a body whose schema requires no
- * field may be omitted (the platform's input guard reads it as `{}`), so say so.
- */
-function markOptionalBodies<T>(document: T): T {
-  for (const operations of Object.values((document as OpenApiPaths).paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      const body = operation.requestBody;
-      const schema = body?.content?.['application/json']?.schema;
-      if (body && schema && !(schema.required?.length ?? 0)) body.required = false;
-    }
-  }
-  return document;
 }

@@ -9,8 +9,8 @@ export const MAX_LIMIT = 200;
 export const MAX_OFFSET = 10_000_000;
 
 const pageProperties = {
-  limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, 1 to 200.' }),
-  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Rows to skip.' }),
+  limit: Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, 1 to 200.' }),
+  offset: Type.Integer({ format: 'int32', minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Rows to skip.' }),
 };
 
 /**
@@ -28,15 +28,27 @@ export function ListQuery<T extends TProperties>(filters: T) {
   return schema;
 }
 
-export const PageMeta = Type.Object({
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  total: Type.Integer({ description: 'Rows matching the filters, over all pages.' }),
-  has_more: Type.Boolean({ description: 'Whether raising offset by limit finds more rows.' }),
-});
+export const PageMeta = Type.Object(
+  {
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_LIMIT }),
+    offset: Type.Integer({ format: 'int32', minimum: 0, maximum: MAX_OFFSET }),
+    total: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Rows matching the filters, over all pages.' }),
+    has_more: Type.Boolean({ description: 'Whether raising offset by limit finds more rows.' }),
+  },
+  { title: 'PageMeta', additionalProperties: false },
+);
 
+/**
+ * The reply of a list endpoint: one page of items and where it is. An item schema with a
+ * `title` (`Contact`) makes the page a named schema too (`ContactList`) in the OpenAPI document.
+ */
 export function ListEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), meta: PageMeta });
+  const name = (item as { title?: unknown }).title;
+  const title = typeof name === 'string' ? { title: `${name}List` } : {};
+  return Type.Object(
+    { data: Type.Array(item, { maxItems: MAX_LIMIT }), meta: PageMeta },
+    { ...title, additionalProperties: false },
+  );
 }
 
 export function toPage<T>(rows: T[], total: number, page: PageRequest) {

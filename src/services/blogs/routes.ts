@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
-import { DataEnvelope, IdParams } from '../../platform/http/schemas.js';
+import { DataEnvelope, ErrorReply, IdParams } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   Analytics,
@@ -93,7 +93,7 @@ export function blogsRoutes(blogs: BlogsService) {
         summary: 'Create a draft post',
         description: 'Always creates a draft; publish or schedule it with POST /posts/{id}/status.',
         body: CreatePostBody,
-        response: { 201: DataEnvelope(Post) },
+        response: { 201: DataEnvelope(Post), 409: ErrorReply('slug_taken: another post of this tenant and mode uses the slug.') },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -103,7 +103,7 @@ export function blogsRoutes(blogs: BlogsService) {
 
     routes.patch('/posts/:id', {
       config: { scope: MANAGE },
-      schema: { ...posts, operationId: 'blogsUpdatePost', summary: 'Update a post', params: IdParams, body: UpdatePostBody, response: { 200: DataEnvelope(Post) } },
+      schema: { ...posts, operationId: 'blogsUpdatePost', summary: 'Update a post', params: IdParams, body: UpdatePostBody, response: { 200: DataEnvelope(Post), 409: ErrorReply('slug_taken: another post of this tenant and mode uses the slug.') } },
       handler: async (request) => ({ data: await blogs.updatePost(requestContext(request), request.params.id, request.body) }),
     });
 
@@ -119,7 +119,7 @@ export function blogsRoutes(blogs: BlogsService) {
           'any other move is 409 invalid_status_transition. A scheduled post is published by a background job at scheduled_for.',
         params: IdParams,
         body: ChangePostStatusBody,
-        response: { 200: DataEnvelope(Post) },
+        response: { 200: DataEnvelope(Post), 409: ErrorReply('invalid_status_transition: the post cannot move from its status to the one asked for.') },
       },
       handler: async (request) => ({ data: await blogs.changePostStatus(requestContext(request), request.params.id, request.body) }),
     });
@@ -162,7 +162,7 @@ export function blogsRoutes(blogs: BlogsService) {
         summary: 'Add a subscriber',
         description: 'An email already on the list is 409 subscriber_already_exists (details carry its subscriber_id).',
         body: CreateSubscriberBody,
-        response: { 201: DataEnvelope(Subscriber) },
+        response: { 201: DataEnvelope(Subscriber), 409: ErrorReply('subscriber_already_exists: the email is subscribed already.') },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -178,7 +178,7 @@ export function blogsRoutes(blogs: BlogsService) {
         summary: 'Update a subscriber (status, name, email)',
         params: IdParams,
         body: UpdateSubscriberBody,
-        response: { 200: DataEnvelope(Subscriber) },
+        response: { 200: DataEnvelope(Subscriber), 409: ErrorReply('subscriber_already_exists: another subscriber has the email.') },
       },
       handler: async (request) => ({ data: await blogs.updateSubscriber(requestContext(request), request.params.id, request.body) }),
     });

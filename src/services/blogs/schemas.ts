@@ -60,25 +60,25 @@ const SeoDescription = Type.String({ maxLength: 500, description: 'Description f
 
 export const Post = Type.Object({
   id: Uuid,
-  title: Type.String(),
-  slug: Type.String(),
-  excerpt: Nullable(Type.String()),
-  content: Type.String({ description: 'Markdown as written.' }),
-  content_html: Type.String({ description: 'The Markdown rendered to HTML: raw HTML escaped, unsafe links dropped, links rel="noopener noreferrer nofollow". Empty for empty content.' }),
+  title: Type.String({ maxLength: 200 }),
+  slug: Type.String({ maxLength: 120 }),
+  excerpt: Nullable(Type.String({ maxLength: 300 })),
+  content: Type.String({ maxLength: 200000, description: 'Markdown as written.' }),
+  content_html: Type.String({ maxLength: 4000000, description: 'The Markdown rendered to HTML: raw HTML escaped, unsafe links dropped, links rel="noopener noreferrer nofollow". Empty for empty content.' }),
   status: PostStatus,
   published_at: Nullable(Timestamp),
   scheduled_for: Nullable(TimestampField('When a scheduled post goes live; null unless status is scheduled.')),
-  categories: Type.Array(Type.String()),
-  tags: Type.Array(Type.String()),
-  author_name: Nullable(Type.String()),
-  cover_image_url: Nullable(Type.String()),
-  seo_title: Nullable(Type.String()),
-  seo_description: Nullable(Type.String()),
-  reading_time_minutes: Type.Integer({ description: 'Words / 275, rounded up; at least 1 for any content, 0 for none.' }),
-  view_count: Type.Integer({ description: 'Reads through GET /posts/published/{slug}.' }),
+  categories: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
+  tags: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
+  author_name: Nullable(Type.String({ maxLength: 200 })),
+  cover_image_url: Nullable(Type.String({ maxLength: 2048 })),
+  seo_title: Nullable(Type.String({ maxLength: 300 })),
+  seo_description: Nullable(Type.String({ maxLength: 500 })),
+  reading_time_minutes: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Words / 275, rounded up; at least 1 for any content, 0 for none.' }),
+  view_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads through GET /posts/published/{slug}.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Post', additionalProperties: false });
 
 export const CreatePostBody = Type.Object(
   {
@@ -141,6 +141,7 @@ export const ChangePostStatusBody = Type.Object(
     scheduled_for: Type.Optional(
       Type.String({
         format: 'date-time',
+        maxLength: 64,
         description: 'Required with status scheduled, and only then: when the post goes live, in the future.',
         examples: ['2026-12-01T09:00:00.000Z'],
       }),
@@ -171,15 +172,15 @@ export const ListPublishedPostsQuery = ListQuery({
 
 export const Subscriber = Type.Object({
   id: Uuid,
-  email: Type.String(),
-  name: Nullable(Type.String()),
+  email: Type.String({ maxLength: 320 }),
+  name: Nullable(Type.String({ maxLength: 200 })),
   status: SubscriberStatus(),
-  source: Type.String({ description: 'How the subscriber was added, e.g. api, import, form.' }),
+  source: Type.String({ maxLength: 50, description: 'How the subscriber was added, e.g. api, import, form.' }),
   subscribed_at: Timestamp,
   unsubscribed_at: Nullable(TimestampField('When they unsubscribed; null unless status is unsubscribed.')),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Subscriber', additionalProperties: false });
 
 const Email = Type.String({ format: 'email', maxLength: 320, description: 'Stored lower-cased; unique per tenant and mode.', examples: ['ada@example.com'] });
 const SubscriberName = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT, description: 'Display name; trimmed.' });
@@ -193,7 +194,7 @@ export const CreateSubscriberBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 50, pattern: PRINTABLE_TEXT, description: 'Free text: how they were added (api, import, form...). Default api.', examples: ['form'] }),
     ),
     subscribed_at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'For imports: when they originally subscribed (not in the future, not before 1970). Default now.' }),
+      Type.String({ format: 'date-time', maxLength: 64, description: 'For imports: when they originally subscribed (not in the future, not before 1970). Default now.' }),
     ),
   },
   { additionalProperties: false, examples: [{ email: 'ada@example.com', name: 'Ada Lovelace', source: 'form' }] },
@@ -217,15 +218,16 @@ export const ListSubscribersQuery = ListQuery({
 });
 
 export const Category = Type.Object({
-  name: Type.String({ description: 'The most used spelling of the category.' }),
-  post_count: Type.Integer({ description: 'Posts of any status in the category.' }),
-  published_count: Type.Integer({ description: 'Published posts in the category.' }),
-});
+  name: Type.String({ maxLength: 50, description: 'The most used spelling of the category.' }),
+  post_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Posts of any status in the category.' }),
+  published_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Published posts in the category.' }),
+}, { title: 'Category', additionalProperties: false });
 
 export const ListCategoriesQuery = ListQuery({});
 
 const Day = Type.String({
   format: 'date',
+  maxLength: 10,
   pattern: '^[1-9][0-9]{3}-',
   description: 'A UTC calendar day, YYYY-MM-DD (inclusive).',
   examples: ['2026-11-01'],
@@ -240,31 +242,31 @@ export const AnalyticsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Count = Type.Integer({ minimum: 0 });
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
 export const Analytics = Type.Object({
   range: Type.Object({
-    from: Nullable(Type.String({ description: 'First UTC day counted; null: since the beginning.' })),
-    to: Nullable(Type.String({ description: 'Last UTC day counted; null: up to now.' })),
-  }),
+    from: Nullable(Type.String({ maxLength: 10, description: 'First UTC day counted; null: since the beginning.' })),
+    to: Nullable(Type.String({ maxLength: 10, description: 'Last UTC day counted; null: up to now.' })),
+  }, { additionalProperties: false }),
   posts: Type.Object(
     { total: Count, draft: Count, scheduled: Count, published: Count, archived: Count, published_in_range: Count },
-    { description: 'Current counts by status; published_in_range counts published posts whose published_at falls in the range.' },
+    { additionalProperties: false, description: 'Current counts by status; published_in_range counts published posts whose published_at falls in the range.' },
   ),
   subscribers: Type.Object(
     { total: Count, active: Count, unsubscribed: Count, bounced: Count, new_in_range: Count, unsubscribed_in_range: Count },
-    { description: 'Current counts by status; new_in_range by subscribed_at, unsubscribed_in_range by unsubscribed_at.' },
+    { additionalProperties: false, description: 'Current counts by status; new_in_range by subscribed_at, unsubscribed_in_range by unsubscribed_at.' },
   ),
   views: Type.Object({
-    total: Type.Integer({ minimum: 0, description: 'Reads of published posts in the range.' }),
+    total: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads of published posts in the range.' }),
     top_posts: Type.Array(
-      Type.Object({ id: Uuid, title: Type.String(), slug: Type.String(), status: PostStatus, views: Count }),
-      { description: 'Most read posts in the range, most views first.' },
+      Type.Object({ id: Uuid, title: Type.String({ maxLength: MAX_TITLE_LENGTH }), slug: Type.String({ maxLength: 120 }), status: PostStatus, views: Count }, { additionalProperties: false }),
+      { maxItems: 100, description: 'Most read posts in the range, most views first.' },
     ),
-  }),
-});
+  }, { additionalProperties: false }),
+}, { title: 'BlogAnalytics', additionalProperties: false });
 
-export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 
 export type PostView = Static<typeof Post>;
 export type CreatePostInput = Static<typeof CreatePostBody>;

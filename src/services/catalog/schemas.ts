@@ -14,11 +14,11 @@ export const MAX_REDEMPTIONS = 1_000_000_000;
 /** No control characters, and at least one visible character. */
 const PRINTABLE_TEXT = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
 
-const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-12-01T00:00:00.000Z'] });
+const Instant = (description: string) => Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-12-01T00:00:00.000Z'] });
 /** An id sent in a body: any string, so an unknown or malformed id is answered with a not_found detail. */
 const BodyId = (description: string) => Type.String({ minLength: 1, maxLength: 200, description, examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c'] });
 /** A uuid filter of a list: malformed is 400, as every list filter. */
-const UuidFilter = (description: string) => Type.Optional(Type.String({ format: 'uuid', description }));
+const UuidFilter = (description: string) => Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description }));
 const BooleanFilter = (description: string) => Type.Optional(Type.Enum(['true', 'false'], { description }));
 
 const BillingIntervalSchema = Type.Enum([...BILLING_INTERVALS], { description: 'How often it bills: day, week, month or year (times interval_count).' });
@@ -38,6 +38,8 @@ const FreeTrialDays = (options: { default?: number } = {}) =>
     description: 'Days of free trial every new subscription starts with (0 = none, at most 730).',
     ...options,
   });
+/** The largest interval_count of any interval (days); each interval's own limit is checked when a price is added. */
+const MAX_INTERVALS = Math.max(...Object.values(MAX_INTERVAL_COUNT));
 const intervalLimits = Object.entries(MAX_INTERVAL_COUNT)
   .map(([unit, max]) => `${max} for ${unit}`)
   .join(', ');
@@ -45,25 +47,25 @@ const intervalLimits = Object.entries(MAX_INTERVAL_COUNT)
 export const Price = Type.Object({
   id: Uuid,
   product_id: Uuid,
-  unit_price_cents: Type.Integer({ description: 'Price of one unit per billing period, in minor units.' }),
-  currency: Type.String({ description: 'ISO 4217, upper-case.' }),
+  unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per billing period, in minor units.' }),
+  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
   billing_interval: BillingIntervalSchema,
-  interval_count: Type.Integer({ description: 'Intervals per billing period (3 with month: quarterly).' }),
+  interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS, description: 'Intervals per billing period (3 with month: quarterly).' }),
   default: Type.Boolean({ description: "Whether this is the product's default price (used when a subscription names none)." }),
   created_at: Timestamp,
-});
+}, { title: 'Price', additionalProperties: false });
 
 export const Product = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  free_trial_days: Type.Integer({ description: '0 = no trial.' }),
+  name: Type.String({ maxLength: 200 }),
+  description: Nullable(Type.String({ maxLength: 5000 })),
+  free_trial_days: Type.Integer({ minimum: 0, maximum: MAX_TRIAL_DAYS, description: '0 = no trial.' }),
   active: Type.Boolean({ description: 'Inactive products take no new subscriptions; existing ones go on.' }),
   default_price_id: Nullable(Uuid),
-  prices: Type.Array(Price, { description: 'Every price of the product, oldest first.' }),
+  prices: Type.Array(Price, { maxItems: 100, description: 'Every price of the product, oldest first.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Product', additionalProperties: false });
 
 export const CreateProductBody = Type.Object(
   {
@@ -93,7 +95,7 @@ export const CreatePriceBody = Type.Object(
     currency: CurrencyCode,
     billing_interval: BillingIntervalSchema,
     interval_count: Type.Optional(
-      Type.Integer({ minimum: 1, default: 1, description: `Intervals per billing period, default 1; at most three years (${intervalLimits}).` }),
+      Type.Integer({ minimum: 1, maximum: MAX_INTERVALS, default: 1, description: `Intervals per billing period, default 1; at most three years (${intervalLimits}).` }),
     ),
     default: Type.Optional(
       Type.Boolean({ description: "true makes this the product's default price. A product's first price is always its default." }),
@@ -118,21 +120,21 @@ const MaxRedemptions = Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS, desc
 
 export const Coupon = Type.Object({
   id: Uuid,
-  code: Type.String({ description: 'As written when created (trimmed); matched case-insensitively.' }),
-  description: Nullable(Type.String()),
+  code: Type.String({ maxLength: 80, description: 'As written when created (trimmed); matched case-insensitively.' }),
+  description: Nullable(Type.String({ maxLength: 1000 })),
   discount_type: DiscountTypeSchema,
   percent_off: Nullable(Type.Number({ description: '1 to 100 (up to 2 decimals); null for an amount discount.' })),
-  amount_off_cents: Nullable(Type.Integer({ description: 'Minor units; null for a percentage discount.' })),
-  currency: Nullable(Type.String({ description: 'Currency of an amount discount, upper-case; null for a percentage.' })),
-  max_redemptions: Nullable(Type.Integer()),
-  redeemed_count: Type.Integer({ description: 'Subscriptions started with this code.' }),
+  amount_off_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Minor units; null for a percentage discount.' })),
+  currency: Nullable(Type.String({ maxLength: 3, description: 'Currency of an amount discount, upper-case; null for a percentage.' })),
+  max_redemptions: Nullable(Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS })),
+  redeemed_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Subscriptions started with this code.' }),
   starts_at: Nullable(Timestamp),
   expires_at: Nullable(Timestamp),
   active: Type.Boolean({ description: 'Whether the code is switched on (false once retired).' }),
   redeemable: Type.Boolean({ description: 'True only if active, started (starts_at null or past), not expired (expires_at null or future) and under max_redemptions.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Coupon', additionalProperties: false });
 
 export const CreateCouponBody = Type.Object(
   {
@@ -185,30 +187,30 @@ export const Discount = Type.Object(
   {
     discount_type: DiscountTypeSchema,
     percent_off: Nullable(Type.Number()),
-    amount_off_cents: Nullable(Type.Integer()),
-    currency: Nullable(Type.String()),
+    amount_off_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS })),
+    currency: Nullable(Type.String({ maxLength: 3 })),
   },
-  { description: "The coupon's discount as it was when redeemed; kept even if the coupon is retired." },
+  { title: 'Discount', additionalProperties: false, description: "The coupon's discount as it was when redeemed; kept even if the coupon is retired." },
 );
 
 export const Subscription = Type.Object({
   id: Uuid,
   product_id: Uuid,
-  product_name: Nullable(Type.String({ description: "The product's current name." })),
+  product_name: Nullable(Type.String({ maxLength: 200, description: "The product's current name." })),
   price_id: Uuid,
   contact_id: Nullable(Uuid),
-  contact_name: Nullable(Type.String({ description: "The crm contact's current name." })),
+  contact_name: Nullable(Type.String({ maxLength: 200, description: "The crm contact's current name." })),
   company_id: Nullable(Uuid),
-  company_name: Nullable(Type.String({ description: "The crm company's current name." })),
+  company_name: Nullable(Type.String({ maxLength: 200, description: "The crm company's current name." })),
   coupon_id: Nullable(Uuid),
-  coupon_code: Nullable(Type.String({ description: 'The discount code applied, as the coupon spells it.' })),
+  coupon_code: Nullable(Type.String({ maxLength: 80, description: 'The discount code applied, as the coupon spells it.' })),
   discount: Nullable(Discount),
   status: SubscriptionStatusSchema,
-  quantity: Type.Integer({ description: 'Units billed, 1 to 10000.' }),
-  unit_price_cents: Type.Integer({ description: 'Price of one unit per period, before any discount, in minor units.' }),
-  currency: Type.String(),
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'Units billed, 1 to 10000.' }),
+  unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period, before any discount, in minor units.' }),
+  currency: Type.String({ maxLength: 3 }),
   billing_interval: BillingIntervalSchema,
-  interval_count: Type.Integer(),
+  interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS }),
   billing_cycle_anchor: Timestamp,
   current_period_start: Timestamp,
   current_period_end: Timestamp,
@@ -218,7 +220,7 @@ export const Subscription = Type.Object({
   pause_resumes_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Subscription', additionalProperties: false });
 
 export const StartSubscriptionBody = Type.Object(
   {

@@ -16,21 +16,21 @@ const Domain = Type.String({ format: 'hostname', maxLength: 253, description: 'S
 
 export const Company = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  domain: Nullable(Type.String()),
+  name: Type.String({ maxLength: 200 }),
+  domain: Nullable(Type.String({ maxLength: 253 })),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Company', additionalProperties: false });
 
 export const Contact = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  email: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
+  name: Type.String({ maxLength: 200 }),
+  email: Nullable(Type.String({ maxLength: 320 })),
+  phone: Nullable(Type.String({ maxLength: 40 })),
   company_id: Nullable(Uuid),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Contact', additionalProperties: false });
 
 export const CreateCompanyBody = Type.Object(
   { name: Name, domain: Type.Optional(Nullable(Domain)) },
@@ -66,7 +66,7 @@ export const UpdateContactBody = Type.Object(
 const Search = Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive match anywhere in name or email/domain.' }));
 
 export const ListCompaniesQuery = ListQuery({ search: Search });
-export const ListContactsQuery = ListQuery({ search: Search, company_id: Type.Optional(Type.String({ format: 'uuid' })) });
+export const ListContactsQuery = ListQuery({ search: Search, company_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36 })) });
 
 export type CompanyView = Static<typeof Company>;
 export type ContactView = Static<typeof Contact>;

@@ -171,8 +171,8 @@ export function customerAuthRoutes(auth: CustomerAuthService) {
           'Without MFA: 201 with the user and a session (30 days). With TOTP MFA on: 200 with mfa_required and a challenge token for POST /sessions/mfa (5 minutes). A wrong email, a wrong password and a disabled account all give the same 401 invalid_credentials; the 11th failed attempt for an address within 15 minutes and later ones get 429 too_many_attempts with Retry-After, even with the right password.',
         body: LoginBody,
         response: {
-          200: DataEnvelope(MfaRequired),
-          201: DataEnvelope(UserWithSession),
+          200: { ...DataEnvelope(MfaRequired), description: 'TOTP is on: a challenge to complete with POST /sessions/mfa.' },
+          201: { ...DataEnvelope(UserWithSession), description: 'Signed in: the end user and a new session.' },
           401: error('invalid_credentials (or unauthorized: the API key).'),
           429: error('too_many_attempts for this address (or rate_limited for the API key); see Retry-After.'),
         },

@@ -42,9 +42,9 @@ const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 2
 
 export const EndUser = Type.Object({
   id: Uuid,
-  email: Type.String(),
-  name: Nullable(Type.String({ description: 'Display name.' })),
-  profile_picture_url: Nullable(Type.String({ description: 'Avatar URL.' })),
+  email: Type.String({ maxLength: 320 }),
+  name: Nullable(Type.String({ maxLength: 200, description: 'Display name.' })),
+  profile_picture_url: Nullable(Type.String({ maxLength: 2048, description: 'Avatar URL.' })),
   status: UserStatus(),
   email_verified_at: Nullable(TimestampField('When the address was last verified; cleared when the email changes.')),
   mfa_enabled: Type.Boolean({ description: 'Whether TOTP MFA is enabled.' }),
@@ -53,7 +53,7 @@ export const EndUser = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Tenant-defined metadata bag.' }),
-});
+}, { title: 'EndUser', additionalProperties: false });
 
 export const CreateUserBody = Type.Object(
   {
@@ -94,16 +94,16 @@ export const SetPasswordBody = Type.Object(
   { additionalProperties: false, examples: [{ password: 'correct horse battery staple', revoke_sessions: true }] },
 );
 
-export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 
 /** Actions without input: an empty object, or no body at all; any field is 400 unknown_field. */
 
 // Email verification
 
 export const EmailVerification = Type.Object({
-  token: Type.String({ description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
+  token: Type.String({ maxLength: 64, description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
   expires_at: Timestamp,
-});
+}, { title: 'EmailVerification', additionalProperties: false });
 
 export const CompleteEmailVerificationBody = Type.Object(
   { token: Secret('The token from POST /users/{id}/email-verifications.') },
@@ -112,7 +112,7 @@ export const CompleteEmailVerificationBody = Type.Object(
 
 // Sessions
 
-const SessionToken = Type.String({ description: 'Bearer secret of the session (cas_...); shown only in this reply, stored only as a hash.' });
+const SessionToken = Type.String({ maxLength: 64, description: 'Bearer secret of the session (cas_...); shown only in this reply, stored only as a hash.' });
 
 export const IssuedSession = Type.Object(
   {
@@ -121,30 +121,30 @@ export const IssuedSession = Type.Object(
     issued_at: Timestamp,
     expires_at: Timestamp,
   },
-  { description: 'The session; the token is only ever in the reply that issues it.' },
+  { title: 'IssuedSession', additionalProperties: false, description: 'The session; the token is only ever in the reply that issues it.' },
 );
 
 export const SessionInfo = Type.Object({
   jti: Uuid,
   issued_at: Timestamp,
   expires_at: Timestamp,
-});
+}, { title: 'SessionInfo', additionalProperties: false });
 
 export const ActiveSession = Type.Object({
   jti: Uuid,
   issued_at: Timestamp,
   expires_at: Timestamp,
   last_used_at: Nullable(TimestampField('Last successful verify (kept to the minute), or null.')),
-});
+}, { title: 'ActiveSession', additionalProperties: false });
 
-export const UserWithSession = Type.Object({ user: EndUser, session: IssuedSession });
-export const UserWithSessionInfo = Type.Object({ user: EndUser, session: SessionInfo });
+export const UserWithSession = Type.Object({ user: EndUser, session: IssuedSession }, { title: 'EndUserWithSession', additionalProperties: false });
+export const UserWithSessionInfo = Type.Object({ user: EndUser, session: SessionInfo }, { title: 'VerifiedSession', additionalProperties: false });
 
 export const MfaRequired = Type.Object({
   mfa_required: Type.Literal(true),
-  challenge_token: Type.String({ description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
+  challenge_token: Type.String({ maxLength: 64, description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
   expires_at: Timestamp,
-});
+}, { title: 'MfaRequired', additionalProperties: false });
 
 export const LoginBody = Type.Object(
   {
@@ -173,15 +173,15 @@ export const VerifySessionBody = Type.Object(
 );
 
 export const JtiParams = PathParams({ jti: UuidParam });
-export const RevokedSession = Type.Object({ jti: Uuid, revoked: Type.Literal(true) });
+export const RevokedSession = Type.Object({ jti: Uuid, revoked: Type.Literal(true) }, { title: 'RevokedSession', additionalProperties: false });
 export const ListSessionsQuery = ListQuery({});
 
 // TOTP
 
 export const TotpEnrollment = Type.Object({
-  secret: Type.String({ description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
-  otpauth_url: Type.String({ description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
-});
+  secret: Type.String({ maxLength: 32, description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
+  otpauth_url: Type.String({ maxLength: 4096, description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
+}, { title: 'TotpEnrollment', additionalProperties: false });
 
 export const ConfirmTotpBody = Type.Object(
   { code: Type.String({ minLength: 1, maxLength: 64, description: 'The current 6-digit code from the authenticator app.', examples: ['123456'] }) },
@@ -190,12 +190,12 @@ export const ConfirmTotpBody = Type.Object(
 
 export const UserWithRecoveryCodes = Type.Object({
   user: EndUser,
-  recovery_codes: Type.Array(Type.String(), {
+  recovery_codes: Type.Array(Type.String({ maxLength: 19 }), {
     minItems: 10,
     maxItems: 10,
     description: '10 single-use codes, xxxx-xxxx-xxxx-xxxx (lower-case letters and digits); shown only in this reply. Any earlier codes stop working.',
   }),
-});
+}, { title: 'EndUserWithRecoveryCodes', additionalProperties: false });
 
 export type EndUserView = Static<typeof EndUser>;
 export type CreateUserInput = Static<typeof CreateUserBody>;

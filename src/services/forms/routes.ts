@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
-import { DataEnvelope } from '../../platform/http/schemas.js';
+import { DataEnvelope, ErrorReply } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   CreateFormBody,
@@ -30,7 +30,8 @@ const CSV_RESPONSE = {
     'text/csv; charset=utf-8, sent as an attachment named <slug>-submissions.csv. Header row id,submitted_at,read, then one column per field key in form order; ' +
     'one row per submission, oldest first; RFC 4180 quoting and CRLF line ends; multiselect answers joined with "; "; ' +
     "text cells starting with = + - @, tab or a line break prefixed with ' against spreadsheet formula injection.",
-  content: { 'text/csv': { schema: { type: 'string' } } },
+  // Streamed, as long as the submissions make it: no type, so no length limit to state.
+  content: { 'text/csv': { schema: { contentMediaType: 'text/csv' } } },
 };
 
 export function formsRoutes(forms: FormsService) {
@@ -68,7 +69,7 @@ export function formsRoutes(forms: FormsService) {
         operationId: 'formsCreateForm',
         summary: 'Create a form (a draft unless status is sent)',
         body: CreateFormBody,
-        response: { 201: DataEnvelope(Form) },
+        response: { 201: DataEnvelope(Form), 409: ErrorReply('slug_taken: another form of this tenant and mode uses the slug.') },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -90,7 +91,7 @@ export function formsRoutes(forms: FormsService) {
         summary: 'Update a form: any of its settings, its status (draft, published, closed) or its whole field list',
         params: FormIdParams,
         body: UpdateFormBody,
-        response: { 200: DataEnvelope(Form) },
+        response: { 200: DataEnvelope(Form), 409: ErrorReply('slug_taken: another form of this tenant and mode uses the slug.') },
       },
       handler: async (request) => ({ data: await forms.updateForm(requestContext(request), request.params.id, request.body) }),
     });
@@ -110,7 +111,7 @@ export function formsRoutes(forms: FormsService) {
         description: 'Only a published form accepts submissions (otherwise 409 form_not_published). The answers are checked against the fields; every problem is one entry of details, at data.<key>.',
         params: SlugParams,
         body: SubmitBody,
-        response: { 201: DataEnvelope(Submission) },
+        response: { 201: DataEnvelope(Submission), 409: ErrorReply('form_not_published: the form is a draft or closed.') },
       },
       handler: async (request, reply) => {
         reply.code(201);

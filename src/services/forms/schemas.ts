@@ -24,11 +24,12 @@ const FieldOption = Type.Object(
     value: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What is submitted and stored; matched exactly.' }),
     label: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the person sees; trimmed.' }),
   },
-  { additionalProperties: false },
+  { title: 'FieldOption', additionalProperties: false },
 );
 
 const fieldProperties = {
   key: Type.String({
+    maxLength: 64,
     pattern: FIELD_KEY_PATTERN,
     description: 'Name of the value in submissions and the CSV column: a lower-case letter, then up to 63 lower-case letters, digits or underscores. Unique in the form; `id`, `submitted_at` and `read` are reserved.',
     examples: ['email'],
@@ -52,6 +53,7 @@ const fieldProperties = {
   }),
   max_length: Type.Integer({
     minimum: 1,
+    maximum: 100_000,
     description:
       'Longest answer in characters (UTF-16 units, as HTML counts them) for text kinds (text, textarea, email, phone, url, hidden). Defaults: text and hidden 1,000 (at most 10,000), textarea 10,000 (at most 100,000), email 320, phone 40, url 2,048.',
   }),
@@ -77,7 +79,7 @@ export const Field = Type.Object(
     max_length: Type.Optional(fieldProperties.max_length),
     pattern: Type.Optional(fieldProperties.pattern),
   },
-  { additionalProperties: false },
+  { title: 'FormField', additionalProperties: false },
 );
 
 /** A field as sent: `required` defaults to false. */
@@ -103,18 +105,18 @@ const Fields = Type.Array(FieldInput, {
 
 export const Form = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  slug: Type.String({ description: 'Unique per tenant and mode; used by GET /forms/by-slug/{slug} and POST /forms/{slug}/submit.' }),
-  description: Nullable(Type.String()),
+  name: Type.String({ maxLength: 200 }),
+  slug: Type.String({ maxLength: 120, description: 'Unique per tenant and mode; used by GET /forms/by-slug/{slug} and POST /forms/{slug}/submit.' }),
+  description: Nullable(Type.String({ maxLength: 5000 })),
   status: FormStatus,
-  fields: Type.Array(Field),
-  success_message: Nullable(Type.String({ description: 'What to show after a successful submission.' })),
-  redirect_url: Nullable(Type.String({ description: 'Where to send the person after a successful submission.' })),
-  submission_count: Type.Integer({ description: 'Submissions stored.' }),
-  unread_count: Type.Integer({ description: 'Submissions not yet read.' }),
+  fields: Type.Array(Field, { maxItems: 100 }),
+  success_message: Nullable(Type.String({ maxLength: 2000, description: 'What to show after a successful submission.' })),
+  redirect_url: Nullable(Type.String({ maxLength: 2048, description: 'Where to send the person after a successful submission.' })),
+  submission_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions stored.' }),
+  unread_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions not yet read.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Form', additionalProperties: false });
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name; trimmed.' });
 const Slug = Type.String({
@@ -195,7 +197,7 @@ export const Submission = Type.Object({
   read_at: Nullable(Timestamp),
   submitted_at: Timestamp,
   metadata: FreeObject({ description: 'What the caller sent as metadata (e.g. ip, user_agent, referrer); {} when none.' }),
-});
+}, { title: 'FormSubmission', additionalProperties: false });
 
 export const SubmitBody = Type.Object(
   {
@@ -230,7 +232,7 @@ export const UpdateSubmissionBody = Type.Object(
   { additionalProperties: false, examples: [{ read: false }] },
 );
 
-export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 
 export type FormView = Static<typeof Form>;
 export type SubmissionView = Static<typeof Submission>;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
-import { DataEnvelope, ErrorRef, IntegerIdParams } from '../../platform/http/schemas.js';
+import { DataEnvelope, ErrorReply, IntegerIdParams } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   Approval,
@@ -125,7 +125,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         summary: 'Create a draft invoice',
         description: 'The invoice gets the next number of the tenant and mode (INV-000001, ...), never reused. Only drafts can be edited or deleted.',
         body: CreateInvoiceBody,
-        response: { 201: DataEnvelope(Invoice) },
+        response: { 201: DataEnvelope(Invoice), 409: ErrorReply('customer_archived: the customer is archived.') },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -158,7 +158,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         description: 'Drafts only (else 409 invoice_not_editable). line_items replaces every line.',
         params: IntegerIdParams,
         body: UpdateInvoiceBody,
-        response: { 200: DataEnvelope(Invoice) },
+        response: { 200: DataEnvelope(Invoice), 409: ErrorReply('invoice_not_editable: the invoice is not a draft; customer_archived: the new customer is archived.') },
       },
       handler: async (request) => ({ data: await invoicing.updateInvoice(requestContext(request), request.params.id, request.body) }),
     });
@@ -171,7 +171,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         summary: 'Delete a draft invoice',
         description: 'Drafts only (else 409 invoice_not_editable; void an open invoice instead). The number stays used.',
         params: IntegerIdParams,
-        response: { 200: DataEnvelope(Deleted), 409: { ...ErrorRef, description: 'invoice_not_editable: the invoice is not a draft.' } },
+        response: { 200: DataEnvelope(Deleted), 409: ErrorReply('invoice_not_editable: the invoice is not a draft.') },
       },
       handler: async (request) => ({ data: await invoicing.deleteInvoice(requestContext(request), request.params.id) }),
     });
@@ -184,7 +184,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         summary: 'Finalize a draft: draft -> open',
         description: 'Needs at least one line and a total above 0 (else 409 invoice_not_finalizable). Any other status: 409 invalid_status_transition.',
         params: IntegerIdParams,
-        response: { 200: DataEnvelope(Invoice) },
+        response: { 200: DataEnvelope(Invoice), 409: ErrorReply('invalid_status_transition: the invoice is not a draft; invoice_not_finalizable: no lines, or a total of 0.00.') },
       },
       handler: async (request) => ({ data: await invoicing.finalizeInvoice(requestContext(request), request.params.id) }),
     });
@@ -197,7 +197,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         summary: 'Void a draft or open invoice',
         description: 'Only draft or open invoices (no payments) can be voided; otherwise 409 invalid_status_transition. Void is final.',
         params: IntegerIdParams,
-        response: { 200: DataEnvelope(Invoice) },
+        response: { 200: DataEnvelope(Invoice), 409: ErrorReply('invalid_status_transition: the invoice is paid, void, or has payments.') },
       },
       handler: async (request) => ({ data: await invoicing.voidInvoice(requestContext(request), request.params.id) }),
     });
@@ -213,7 +213,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
           'The invoice becomes partially_paid, or paid when nothing is left due.',
         params: IntegerIdParams,
         body: RecordPaymentBody,
-        response: { 201: DataEnvelope(RecordedPayment) },
+        response: { 201: DataEnvelope(RecordedPayment), 409: ErrorReply('invoice_not_payable: the invoice is not open or partially paid.') },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -351,7 +351,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         description: 'Creates the refund exactly once, after checking the balance again. Deciding an approval twice is 409 approval_already_decided.',
         params: IntegerIdParams,
         body: DecideApprovalBody,
-        response: { 200: DataEnvelope(Approval) },
+        response: { 200: DataEnvelope(Approval), 409: ErrorReply('approval_already_decided: the approval was approved or rejected already.') },
       },
       handler: async (request) => ({ data: await invoicing.approve(requestContext(request), request.params.id, request.body) }),
     });
@@ -365,7 +365,7 @@ export function invoicingRoutes(invoicing: InvoicingService) {
         description: 'Deciding an approval twice is 409 approval_already_decided.',
         params: IntegerIdParams,
         body: DecideApprovalBody,
-        response: { 200: DataEnvelope(Approval) },
+        response: { 200: DataEnvelope(Approval), 409: ErrorReply('approval_already_decided: the approval was approved or rejected already.') },
       },
       handler: async (request) => ({ data: await invoicing.reject(requestContext(request), request.params.id, request.body) }),
     });

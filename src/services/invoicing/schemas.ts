@@ -16,7 +16,7 @@ const Text = (maxLength: number, description: string, examples?: string[]) =>
   Type.String({ maxLength, pattern: ONE_LINE, description, ...(examples ? { examples } : {}) });
 
 /** Integer ids as the spec types them (bigint identities; JSON-safe). */
-const Id = (description: string) => Type.Integer({ minimum: 1, description, examples: [42] });
+const Id = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, examples: [42] });
 /** An id sent in a body or a query: a positive integer within JSON's exact range. */
 const IdInput = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, examples: [42] });
 
@@ -28,18 +28,19 @@ const DecimalInput = (description: string, examples: string[]) =>
 const Currency = (description: string) => Type.String({ format: CURRENCY_FORMAT, minLength: 3, maxLength: 3, description, examples: ['USD'] });
 
 /** Major units with the currency's decimals: "120.00" in USD, "1500" in JPY (ISO 4217, at most 2). */
-const Money = (description: string) => Type.String({ pattern: '^-?\\d+(\\.\\d{2})?$', description, examples: ['120.00'] });
+const Money = (description: string) => Type.String({ maxLength: 40, pattern: '^-?\\d+(\\.\\d{2})?$', description, examples: ['120.00'] });
 
 const CalendarDate = (description: string) =>
   Type.String({
     format: 'date',
+    maxLength: 10,
     // Years 1900-2999: beyond any real invoice, and always a date PostgreSQL can store.
     pattern: '^(19|2\\d)\\d\\d-\\d\\d-\\d\\d$',
     description,
     examples: ['2026-11-21'],
   });
 
-export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) });
+export const Deleted = Type.Object({ id: Id('The id of what was deleted.'), deleted: Type.Literal(true) }, { title: 'DeletedInvoicingObject', additionalProperties: false });
 
 /** Action routes take no fields; a body, if sent, must be an empty object. */
 
@@ -47,16 +48,16 @@ export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Literal(t
 
 const customerProperties = {
   id: Id('Customer id.'),
-  display_name: Type.String({ description: 'Name shown on invoices; trimmed.' }),
-  email: Nullable(Type.String({ description: 'Primary accounts-receivable email, lower-cased.' })),
-  phone: Nullable(Type.String()),
-  billing_address_line1: Nullable(Type.String()),
-  billing_city: Nullable(Type.String()),
-  billing_postal_code: Nullable(Type.String()),
-  billing_country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2, upper-case.' })),
-  tax_id: Nullable(Type.String({ description: 'Tax / VAT id.' })),
-  default_payment_terms_days: Type.Integer({ description: 'Days from issue date to due date on new invoices.' }),
-  default_currency: Type.String({ description: 'ISO 4217, upper-case; the currency of new invoices.' }),
+  display_name: Type.String({ maxLength: 200, description: 'Name shown on invoices; trimmed.' }),
+  email: Nullable(Type.String({ maxLength: 320, description: 'Primary accounts-receivable email, lower-cased.' })),
+  phone: Nullable(Type.String({ maxLength: 50 })),
+  billing_address_line1: Nullable(Type.String({ maxLength: 200 })),
+  billing_city: Nullable(Type.String({ maxLength: 100 })),
+  billing_postal_code: Nullable(Type.String({ maxLength: 20 })),
+  billing_country: Nullable(Type.String({ maxLength: 2, description: 'ISO 3166-1 alpha-2, upper-case.' })),
+  tax_id: Nullable(Type.String({ maxLength: 50, description: 'Tax / VAT id.' })),
+  default_payment_terms_days: Type.Integer({ minimum: 0, maximum: 365, description: 'Days from issue date to due date on new invoices.' }),
+  default_currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case; the currency of new invoices.' }),
   is_active: Type.Boolean({ description: 'False once archived.' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -65,11 +66,13 @@ const customerProperties = {
 /** The customer as read, listed and updated: with `notes`. */
 export const Customer = Type.Object({
   ...customerProperties,
-  notes: Nullable(Type.String({ description: 'Private notes.' })),
-});
+  notes: Nullable(Type.String({ maxLength: 5000, description: 'Private notes.' })),
+}, { title: 'Customer', additionalProperties: false });
 
 /** The customer in the create reply: the spec leaves `notes` out (no key at all). */
 export const CreatedCustomer = Type.Object(customerProperties, {
+  title: 'CreatedCustomer',
+  additionalProperties: false,
   description: 'The customer; `notes` is accepted on create but not returned in this reply (read the customer to see it).',
 });
 
@@ -121,14 +124,14 @@ const InvoiceStatus = Type.Enum([...INVOICE_STATUSES], {
 
 export const LineItem = Type.Object({
   id: Id('Line item id.'),
-  description: Type.String(),
-  quantity: Type.String({ description: 'Decimal, up to 4 places.', examples: ['3'] }),
-  unit_price: Type.String({ description: 'Major units, at least the currency\'s places (2; JPY 0), up to 4.', examples: ['33.333'] }),
-  tax_rate: Nullable(Type.String({ description: 'Percent, up to 4 places; null for no tax.', examples: ['20'] })),
+  description: Type.String({ maxLength: 1000 }),
+  quantity: Type.String({ maxLength: 40, description: 'Decimal, up to 4 places.', examples: ['3'] }),
+  unit_price: Type.String({ maxLength: 40, description: 'Major units, at least the currency\'s places (2; JPY 0), up to 4.', examples: ['33.333'] }),
+  tax_rate: Nullable(Type.String({ maxLength: 40, description: 'Percent, up to 4 places; null for no tax.', examples: ['20'] })),
   subtotal: Money('round_half_up(quantity x unit_price, d), d = the currency\'s decimals (2; JPY 0).'),
   tax: Money('round_half_up(subtotal x tax_rate / 100, d).'),
   total: Money('subtotal + tax.'),
-});
+}, { title: 'InvoiceLineItem', additionalProperties: false });
 
 const paymentProperties = {
   id: Id('Payment id (the customer_payment_id of a refund).'),
@@ -137,25 +140,25 @@ const paymentProperties = {
   refunded_amount: Money('Sum of succeeded refunds of this payment.'),
   pending_refund_amount: Money('Refunds waiting for approval; reserved, so they cannot be refunded twice.'),
   refundable_amount: Money('amount - refunded_amount - pending_refund_amount.'),
-  currency: Type.String({ description: 'Always the invoice currency.' }),
-  method: Type.String({ description: 'How it was paid (free text).' }),
-  reference: Nullable(Type.String({ description: 'Bank or processor reference.' })),
+  currency: Type.String({ maxLength: 3, description: 'Always the invoice currency.' }),
+  method: Type.String({ maxLength: 50, description: 'How it was paid (free text).' }),
+  reference: Nullable(Type.String({ maxLength: 200, description: 'Bank or processor reference.' })),
   paid_at: Timestamp,
   created_at: Timestamp,
 };
 
-export const Payment = Type.Object(paymentProperties);
+export const Payment = Type.Object(paymentProperties, { title: 'InvoicePayment', additionalProperties: false });
 
 export const Invoice = Type.Object({
   id: Id('Invoice id.'),
-  number: Type.String({ description: 'Sequential per tenant and mode, assigned at creation, never reused.', examples: ['INV-000001'] }),
+  number: Type.String({ maxLength: 32, description: 'Sequential per tenant and mode, assigned at creation, never reused.', examples: ['INV-000001'] }),
   customer_id: Id('Customer billed.'),
   status: InvoiceStatus,
-  currency: Type.String({ description: 'ISO 4217, upper-case.' }),
-  issue_date: Type.String({ format: 'date', description: 'YYYY-MM-DD.' }),
-  due_date: Type.String({ format: 'date', description: 'YYYY-MM-DD.' }),
-  notes: Nullable(Type.String()),
-  line_items: Type.Array(LineItem),
+  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
+  issue_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
+  due_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
+  notes: Nullable(Type.String({ maxLength: 5000 })),
+  line_items: Type.Array(LineItem, { maxItems: 100 }),
   subtotal: Money('Sum of line subtotals.'),
   tax_total: Money('Sum of line taxes.'),
   total: Money('subtotal + tax_total.'),
@@ -168,7 +171,7 @@ export const Invoice = Type.Object({
   voided_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Invoice', additionalProperties: false });
 
 const LineItemInput = Type.Object(
   {
@@ -229,7 +232,7 @@ export const RecordPaymentBody = Type.Object(
     amount: DecimalInput(`Major units: greater than 0, at most 2 decimal places (0 in JPY and other currencies without a minor unit), at most the amount due.`, ['50.00']),
     currency: Type.Optional(Currency('Must be the invoice currency if sent.')),
     method: Type.Optional(Type.String({ minLength: 1, maxLength: 50, pattern: ONE_LINE_NOT_BLANK, description: 'Free text; default manual.', examples: ['bank_transfer'] })),
-    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the money arrived; not in the future. Default now.' })),
+    paid_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'When the money arrived; not in the future. Default now.' })),
     reference: Type.Optional(Nullable(Text(200, 'Bank or processor reference; trimmed.', ['BACS 4471']))),
   },
   { additionalProperties: false, examples: [{ amount: '50.00', method: 'bank_transfer', reference: 'BACS 4471' }] },
@@ -237,7 +240,7 @@ export const RecordPaymentBody = Type.Object(
 
 export const RecordedPayment = Type.Object(
   { ...paymentProperties, invoice: Invoice },
-  { description: 'The payment, with the invoice as it is after it.' },
+  { title: 'RecordedPayment', additionalProperties: false, description: 'The payment, with the invoice as it is after it.' },
 );
 
 // Refunds
@@ -248,19 +251,19 @@ export const Refund = Type.Object({
   customer_payment_id: Id('Payment refunded.'),
   amount: Money('Numeric string, major units.'),
   status: Type.Literal('succeeded', { description: 'Refunds are recorded (money returned outside the API), so they are succeeded when created.' }),
-  currency: Type.String(),
-  method: Type.String(),
-  reason: Nullable(Type.String()),
-  approval_id: Nullable(Type.Integer({ description: 'The approval that released this refund, if one was needed.' })),
+  currency: Type.String({ maxLength: 3 }),
+  method: Type.String({ maxLength: 50 }),
+  reason: Nullable(Type.String({ maxLength: 500 })),
+  approval_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The approval that released this refund, if one was needed.' })),
   created_at: Timestamp,
-});
+}, { title: 'Refund', additionalProperties: false });
 
 export const PendingApproval = Type.Object({
   pending_approval: Type.Literal(true),
   approval_instance_id: Id('Approval id; poll approval_status_url.'),
-  approval_status_url: Type.String({ format: 'uri', description: 'Absolute URL of GET /invoicing/approvals/{id}.' }),
-  message: Type.String(),
-});
+  approval_status_url: Type.String({ maxLength: 2048, format: 'uri', description: 'Absolute URL of GET /invoicing/approvals/{id}.' }),
+  message: Type.String({ maxLength: 500 }),
+}, { title: 'PendingApproval', additionalProperties: false });
 
 export const CreateRefundBody = Type.Object(
   {
@@ -288,9 +291,9 @@ export const ApprovalPolicy = Type.Object({
   id: Id('Policy id.'),
   action: Type.Literal('refund'),
   min_amount: Money('Refunds of this amount or more need approval.'),
-  currency: Nullable(Type.String({ description: 'Only refunds in this currency; null: any currency (amounts compared as numbers).' })),
+  currency: Nullable(Type.String({ maxLength: 3, description: 'Only refunds in this currency; null: any currency (amounts compared as numbers).' })),
   created_at: Timestamp,
-});
+}, { title: 'ApprovalPolicy', additionalProperties: false });
 
 export const CreateApprovalPolicyBody = Type.Object(
   {
@@ -309,26 +312,26 @@ export const Approval = Type.Object({
   id: Id('Approval id (approval_instance_id).'),
   status: ApprovalStatus,
   action: Type.Literal('refund'),
-  policy_id: Nullable(Type.Integer({ description: 'The policy that matched (it may since have been deleted).' })),
+  policy_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The policy that matched (it may since have been deleted).' })),
   request: Type.Object(
     {
-      invoice_id: Type.Integer(),
-      customer_payment_id: Type.Integer(),
+      invoice_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      customer_payment_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
       amount: Money('Reserved on the payment while pending.'),
-      currency: Type.String(),
-      method: Type.String(),
-      reason: Nullable(Type.String()),
+      currency: Type.String({ maxLength: 3 }),
+      method: Type.String({ maxLength: 50 }),
+      reason: Nullable(Type.String({ maxLength: 500 })),
     },
-    { description: 'The refund request held for approval.' },
+    { additionalProperties: false, description: 'The refund request held for approval.' },
   ),
-  requested_by_key_id: Type.String({ description: 'API key that asked for the refund.' }),
-  decided_by_key_id: Nullable(Type.String({ description: 'API key that approved or rejected it.' })),
+  requested_by_key_id: Type.String({ maxLength: 36, description: 'API key that asked for the refund.' }),
+  decided_by_key_id: Nullable(Type.String({ maxLength: 36, description: 'API key that approved or rejected it.' })),
   decided_at: Nullable(Timestamp),
-  decision_note: Nullable(Type.String()),
+  decision_note: Nullable(Type.String({ maxLength: 1000 })),
   refund: Nullable(Refund),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Approval', additionalProperties: false });
 
 export const DecideApprovalBody = Type.Object(
   { note: Type.Optional(Nullable(Type.String({ maxLength: 1000, pattern: MULTI_LINE, description: 'Why; stored as decision_note.' }))) },

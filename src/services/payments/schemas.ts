@@ -70,11 +70,11 @@ const Metadata = Type.Unsafe<Record<string, string>>({
 });
 
 export const LineItem = Type.Object({
-  name: Type.String(),
-  unit_amount_cents: Type.Integer(),
-  quantity: Type.Integer(),
-  amount_total_cents: Type.Integer({ description: 'unit_amount_cents x quantity.' }),
-});
+  name: Type.String({ maxLength: 250 }),
+  unit_amount_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS }),
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY }),
+  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'unit_amount_cents x quantity.' }),
+}, { title: 'CheckoutLineItem', additionalProperties: false });
 
 // Checkout sessions
 
@@ -84,23 +84,23 @@ export const CheckoutSession = Type.Object({
     description: 'open until paid (complete) or 24 hours have passed (expired).',
   }),
   payment_status: Type.Union([Type.Literal('unpaid'), Type.Literal('paid')]),
-  amount_total_cents: Type.Integer({ description: 'Sum of the line items, in minor units.' }),
-  currency: Type.String({ description: 'ISO 4217, upper-case.', examples: ['USD'] }),
-  url: Type.String({ description: 'The hosted checkout page; send the buyer here.' }),
+  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items, in minor units.' }),
+  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.', examples: ['USD'] }),
+  url: Type.String({ maxLength: 2048, description: 'The hosted checkout page; send the buyer here.' }),
   expires_at: Timestamp,
   created_at: Timestamp,
-  line_items: Type.Array(LineItem),
-  description: Nullable(Type.String({ description: 'Set when the session was created with amount_cents + description.' })),
-  success_url: Nullable(Type.String({ description: 'Where the buyer goes after paying; null for payment-link sessions without after_completion_url.' })),
-  cancel_url: Nullable(Type.String()),
-  customer_email: Nullable(Type.String()),
-  metadata: Type.Record(Type.String(), Type.String()),
+  line_items: Type.Array(LineItem, { maxItems: 100 }),
+  description: Nullable(Type.String({ maxLength: 250, description: 'Set when the session was created with amount_cents + description.' })),
+  success_url: Nullable(Type.String({ maxLength: 2048, description: 'Where the buyer goes after paying; null for payment-link sessions without after_completion_url.' })),
+  cancel_url: Nullable(Type.String({ maxLength: 2048 })),
+  customer_email: Nullable(Type.String({ maxLength: 320 })),
+  metadata: Metadata,
   payment_link_id: Nullable(Uuid),
   completed_at: Nullable(Timestamp),
-  payment_intent_id: Nullable(Type.String({ description: "The processor's payment id, once a payment was attempted." })),
-  card_brand: Nullable(Type.String({ description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
-  card_last4: Nullable(Type.String({ description: 'Last four digits of the card that paid; the number itself is never stored.' })),
-});
+  payment_intent_id: Nullable(Type.String({ maxLength: 255, description: "The processor's payment id, once a payment was attempted." })),
+  card_brand: Nullable(Type.String({ maxLength: 32, description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
+  card_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four digits of the card that paid; the number itself is never stored.' })),
+}, { title: 'CheckoutSession', additionalProperties: false });
 
 export const CreateCheckoutSessionBody = Type.Object(
   {
@@ -134,29 +134,29 @@ export const CreateCheckoutSessionBody = Type.Object(
 
 export const ListCheckoutSessionsQuery = ListQuery({
   status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')])),
-  payment_link_id: Type.Optional(Type.String({ format: 'uuid', description: 'Sessions started from this payment link.' })),
+  payment_link_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Sessions started from this payment link.' })),
 });
 
 // Payment links
 
 export const PaymentLink = Type.Object({
   id: Uuid,
-  name: Type.String(),
-  line_items: Type.Array(LineItem),
-  amount_cents: Nullable(Type.Integer({ description: 'Set when the link was given amount_cents + description.' })),
-  description: Nullable(Type.String()),
-  amount_total_cents: Type.Integer({ description: 'Sum of the line items at their default quantities.' }),
-  currency: Type.String({ examples: ['USD'] }),
+  name: Type.String({ maxLength: 250 }),
+  line_items: Type.Array(LineItem, { maxItems: 100 }),
+  amount_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Set when the link was given amount_cents + description.' })),
+  description: Nullable(Type.String({ maxLength: 250 })),
+  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items at their default quantities.' }),
+  currency: Type.String({ maxLength: 3, examples: ['USD'] }),
   active: Type.Boolean({ description: 'Switched off, the link page says it is not available.' }),
   available: Type.Boolean({ description: 'Whether visiting the link can start a payment now: active and not used up.' }),
-  url: Type.String({ description: 'Share this; every visit starts a new checkout session.' }),
+  url: Type.String({ maxLength: 2048, description: 'Share this; every visit starts a new checkout session.' }),
   allow_quantity: Type.Boolean({ description: 'The buyer picks the quantity (1 to 10,000) of the single line before paying.' }),
-  max_uses: Nullable(Type.Integer({ description: 'Completed payments after which the link stops taking payments; null for no limit.' })),
-  use_count: Type.Integer({ description: 'Completed payments (plus any being processed at this moment).' }),
-  after_completion_url: Nullable(Type.String({ description: 'Where buyers go after paying; null shows a hosted thank-you page.' })),
+  max_uses: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Completed payments after which the link stops taking payments; null for no limit.' })),
+  use_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Completed payments (plus any being processed at this moment).' }),
+  after_completion_url: Nullable(Type.String({ maxLength: 2048, description: 'Where buyers go after paying; null shows a hosted thank-you page.' })),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'PaymentLink', additionalProperties: false });
 
 const LinkName = Type.String({
   minLength: 1,
