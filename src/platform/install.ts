@@ -247,7 +247,7 @@ function takesExpectedUpdatedAt(route: RouteOptions): boolean {
 function documentEntityTag(schema: Record<string, unknown> & { response?: Record<string, unknown> }): void {
   addHeaderParameters(schema, {
     'if-none-match': Type.Optional(
-      Type.String({ description: 'The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.', examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'] }),
+      Type.String({ maxLength: 1024, description: 'The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.', examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'] }),
     ),
   });
   schema.response ??= {};
@@ -255,7 +255,7 @@ function documentEntityTag(schema: Record<string, unknown> & { response?: Record
   if (ok && typeof ok === 'object') {
     schema.response[200] = {
       ...ok,
-      headers: { ETag: { type: 'string', description: 'Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH).' } },
+      headers: { ETag: { type: 'string', maxLength: 64, description: 'Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH).' } },
     };
   }
   schema.response[304] ??= { type: 'null', description: 'Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent.' };
@@ -265,6 +265,7 @@ function documentIfMatch(schema: Record<string, unknown> & { response?: Record<s
   addHeaderParameters(schema, {
     'if-match': Type.Optional(
       Type.String({
+        maxLength: 1024,
         description:
           'The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.',
         examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'],

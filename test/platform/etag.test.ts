@@ -85,7 +85,7 @@ describe('ETag on GET of one resource', () => {
     expect(operations.get.responses['200'].headers.ETag).toBeDefined();
     expect(operations.get.responses['304']).toBeDefined();
     expect(operations.get.parameters.map((parameter: { name: string }) => parameter.name)).toContain('if-none-match');
-    expect(operations.patch.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(expect.arrayContaining(['if-match', 'idempotency-key']));
+    expect(operations.patch.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(expect.arrayContaining(['if-match', 'Idempotency-Key']));
     expect(operations.patch.responses['412'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
     expect(document.paths['/api/v1/services/crm/contacts'].get.responses['304']).toBeUndefined();
   });
