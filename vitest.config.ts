@@ -8,9 +8,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Each file opens its own embedded database (~200 MB); two at a time suits a 2-core machine.
-    // On PostgreSQL all files share one schema, and a file that moves its clock ahead and runs
-    // due jobs would also run other files' jobs early: there, files run one at a time.
-    maxWorkers: process.env.DATABASE_URL ? 1 : 2,
+    // On PostgreSQL each worker has a schema of its own (test/global-setup.ts), so a file that
+    // moves its clock ahead and runs due jobs never runs another worker's jobs.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],

@@ -88,10 +88,19 @@ export async function callThroughContractProxy(
   return { response, violations };
 }
 
+/**
+ * The app's own listener for proxied calls: a plain HTTP server handing requests to Fastify's
+ * router, so the app itself stays free to listen where a test wants it to.
+ */
 function portOf(app: FastifyInstance): Promise<number> {
   let port = listening.get(app);
   if (!port) {
-    port = app.listen({ port: 0, host: '127.0.0.1' }).then(() => (app.server.address() as AddressInfo).port);
+    const server = http.createServer((request, reply) => app.routing(request, reply));
+    // Hooks cannot be added to a started app, so nothing closes this server: it and its
+    // connections are unreferenced, and never keep a test worker from exiting.
+    server.on('connection', (socket) => socket.unref());
+    server.unref();
+    port = new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
     listening.set(app, port);
   }
   return port;

@@ -21,6 +21,8 @@ import { isError, isUnresolvedRoute, UPSTREAM_HEADER, type ProxyFinding } from '
 export interface ContractProxy {
   url: string;
   reportDir: string;
+  /** The document Prism holds (the one a fresh server serves). */
+  documentPath: string;
   stop(): Promise<Summary>;
 }
 
@@ -47,6 +49,7 @@ export async function startContractProxy(): Promise<ContractProxy> {
   return {
     url: `http://127.0.0.1:${prism.port}`,
     reportDir,
+    documentPath,
     async stop() {
       prism.child.kill('SIGTERM');
       await new Promise<void>((resolve) => router.close(() => resolve()));

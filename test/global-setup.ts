@@ -1,16 +1,19 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startContractProxy } from './contract-proxy.js';
+import { MAX_TEST_WORKERS, TEST_SCHEMA_PREFIX } from './test-schemas.js';
 
-/** One schema per run, so runs side by side (two developers, two helpers) never collide. */
-const TEST_SCHEMA = `platform_test_${process.pid}`;
+/** Schemas of a run: one per test worker, so runs side by side (two developers, two helpers) never collide, and neither do the workers of one run (a file that moves its clock ahead and runs due jobs sees only its own worker's rows). */
+function workerSchemas(): string[] {
+  return Array.from({ length: MAX_TEST_WORKERS }, (_, index) => `${TEST_SCHEMA_PREFIX}${process.pid}_${index + 1}`);
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** DATABASE_URL narrowed to a schema the suite owns, or undefined on the embedded database. */
+    /** DATABASE_URL narrowed to the suite's first schema, or undefined on the embedded database; read it with testDatabaseUrl() (test/database.ts), which picks the worker's own schema. */
     testDatabaseUrl: string | undefined;
     /** Prism's validation proxy for the run (CONTRACT_PROXY=prism), or undefined. */
-    contractProxy: { url: string; reportDir: string } | undefined;
+    contractProxy: { url: string; reportDir: string; documentPath: string } | undefined;
   }
 }
 
@@ -33,7 +36,7 @@ async function provideContractProxy(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const proxy = await startContractProxy();
-  project.provide('contractProxy', { url: proxy.url, reportDir: proxy.reportDir });
+  project.provide('contractProxy', { url: proxy.url, reportDir: proxy.reportDir, documentPath: proxy.documentPath });
   return async () => {
     const summary = await proxy.stop();
     console.log(
@@ -55,20 +58,22 @@ async function provideDatabase(project: TestProject): Promise<(() => Promise<voi
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`drop schema if exists ${TEST_SCHEMA} cascade`);
-    await client.query(`create schema ${TEST_SCHEMA}`);
+    for (const schema of workerSchemas()) {
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.query(`create schema ${schema}`);
+    }
   } finally {
     await client.end();
   }
   const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${TEST_SCHEMA}`);
+  url.searchParams.set('options', `-c search_path=${workerSchemas()[0]}`);
   project.provide('testDatabaseUrl', url.toString());
 
   return async function dropTestSchema() {
     const cleanup = new pg.Client({ connectionString: databaseUrl });
     await cleanup.connect();
     try {
-      await cleanup.query(`drop schema if exists ${TEST_SCHEMA} cascade`);
+      for (const schema of workerSchemas()) await cleanup.query(`drop schema if exists ${schema} cascade`);
     } finally {
       await cleanup.end();
     }

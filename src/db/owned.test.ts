@@ -1,9 +1,10 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { ownedTables, type Owner } from './owned.js';
 import type { Mode } from './types.js';
+import { testDatabaseUrl } from '../../test/database.js';
 
 interface Tables {
   owned_notes: { id: number; tenant_id: string; mode: Mode; label: string; pinned: boolean };
@@ -30,7 +31,7 @@ const noteList = notes.list<{ pattern?: string; pinned?: boolean }, { id: number
 });
 
 beforeAll(async () => {
-  database = await openDatabase({ databaseUrl: inject('testDatabaseUrl'), dataDir: undefined, poolSize: 3 });
+  database = await openDatabase({ databaseUrl: testDatabaseUrl(), dataDir: undefined, poolSize: 3 });
   db = database.db as unknown as Kysely<Tables>;
   await sql`drop table if exists owned_notes`.execute(db);
   await sql`create table owned_notes (id int primary key, tenant_id uuid not null, mode text not null, label text not null, pinned boolean not null)`.execute(db);

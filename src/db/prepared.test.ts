@@ -1,8 +1,9 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
 import { runCompiledQueriesDirectly } from './execute-compiled.js';
 import { PreparedQuery } from './prepared.js';
+import { testDatabaseUrl } from '../../test/database.js';
 
 interface Tables {
   prepared_things: { id: number; owner: string; label: string; hidden: boolean };
@@ -13,7 +14,7 @@ let db: Kysely<Tables>;
 
 beforeAll(async () => {
   // The embedded database, or the suite's PostgreSQL schema when the run has DATABASE_URL.
-  database = await openDatabase({ databaseUrl: inject('testDatabaseUrl'), dataDir: undefined, poolSize: 3 });
+  database = await openDatabase({ databaseUrl: testDatabaseUrl(), dataDir: undefined, poolSize: 3 });
   db = database.db as unknown as Kysely<Tables>;
   await sql`drop table if exists prepared_things`.execute(db);
   await sql`create table prepared_things (id int primary key, owner text not null, label text not null, hidden boolean not null)`.execute(db);

@@ -1,9 +1,10 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
 import { isUniqueViolation } from './errors.js';
 import { executeCompiled, runCompiledQueriesDirectly } from './execute-compiled.js';
 import { beginRequestTransaction, currentRequestTransaction } from './request-transaction.js';
+import { testDatabaseUrl } from '../../test/database.js';
 
 interface Tables {
   request_things: { id: number; label: string };
@@ -14,7 +15,7 @@ let db: Kysely<Tables>;
 
 beforeAll(async () => {
   // The embedded database, or the suite's PostgreSQL schema when the run has DATABASE_URL.
-  database = await openDatabase({ databaseUrl: inject('testDatabaseUrl'), dataDir: undefined, poolSize: 3 });
+  database = await openDatabase({ databaseUrl: testDatabaseUrl(), dataDir: undefined, poolSize: 3 });
   db = database.db as unknown as Kysely<Tables>;
   await sql`drop table if exists request_things`.execute(db);
   await sql`create table request_things (id int primary key, label text not null)`.execute(db);
@@ -167,7 +168,7 @@ describe('request transaction', () => {
     expect(await ids()).toEqual([1]);
   });
 
-  it.runIf(inject('testDatabaseUrl'))('keeps concurrent request transactions apart (PostgreSQL)', async () => {
+  it.runIf(testDatabaseUrl())('keeps concurrent request transactions apart (PostgreSQL)', async () => {
     const one = await beginRequestTransaction(db);
     const two = await beginRequestTransaction(db);
     await Promise.all([one.run(() => insert(1)), two.run(() => insert(2))]);

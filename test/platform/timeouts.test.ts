@@ -2,8 +2,9 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../harness.js';
+import { testDatabaseUrl } from '../database.js';
 
 /**
  * "Nothing waits forever", over real sockets: slow and silent clients are closed after bounded
@@ -20,7 +21,7 @@ const STATEMENT_MS = 1_500;
 const LOCK_MS = 300;
 const IDLE_IN_TRANSACTION_MS = 1_000;
 
-const onPostgres = Boolean(inject('testDatabaseUrl'));
+const onPostgres = Boolean(testDatabaseUrl());
 let platform: TestPlatform;
 let baseUrl: string;
 let port: number;

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPoint } from '../../src/platform/fault-injection.js';
 import { buildServer, http, startServerProcess, type ServerProcess } from './server-process.js';
+import { testDatabaseUrl } from '../database.js';
 
 // The backend of the run: PostgreSQL when the suite has DATABASE_URL, else the embedded
 // database in a DATA_DIR that survives the crash.
-const databaseUrl = inject('testDatabaseUrl');
+const databaseUrl = testDatabaseUrl();
 const dataDir = databaseUrl ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'platform-idempotency-crash-'));
 afterAll(() => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });

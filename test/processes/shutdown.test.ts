@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, http as call, startServerProcess } from './server-process.js';
+import { testDatabaseUrl } from '../database.js';
 
-const databaseUrl = inject('testDatabaseUrl');
+const databaseUrl = testDatabaseUrl();
 const redisUrl = process.env.REDIS_URL;
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789';
 const CLIENTS = 16;

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, http, startServerProcess, type ServerProcess } from './server-process.js';
+import { testDatabaseUrl } from '../database.js';
 
-const databaseUrl = inject('testDatabaseUrl');
+const databaseUrl = testDatabaseUrl();
 const redisUrl = process.env.REDIS_URL;
 const ADMIN_TOKEN = 'two-process-admin-token-0123456789';
 
