@@ -32,7 +32,8 @@ export function isUnresolvedRoute(violation: Violation): boolean {
   return violation.message === 'Selected route not found';
 }
 
-const agent = new http.Agent({ keepAlive: true });
+// A fresh connection per call: a kept-alive one races the server's idle timeout ("socket hang up").
+const agent = new http.Agent({ keepAlive: false });
 const listening = new WeakMap<FastifyInstance, Promise<number>>();
 
 /**

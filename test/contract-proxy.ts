@@ -61,7 +61,8 @@ export async function startContractProxy(): Promise<ContractProxy> {
 }
 
 async function startRouter(): Promise<http.Server> {
-  const agent = new http.Agent({ keepAlive: true });
+  // A fresh connection per request: a kept-alive one races the app listener's idle timeout.
+  const agent = new http.Agent({ keepAlive: false });
   const router = http.createServer((request, reply) => {
     const port = Number(request.headers[UPSTREAM_HEADER]);
     const headers = { ...request.headers };
