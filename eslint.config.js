@@ -4,7 +4,19 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', '.dist-*/**', 'node_modules/**', 'data/**', '.bench/**', 'coverage/**', 'test/contract/.generated/**', 'clients/typescript/src/schema.ts', '**/*.mjs', '**/*.d.mts', 'eslint.config.js'],
+    ignores: [
+      'dist/**',
+      '.dist-*/**',
+      'node_modules/**',
+      'data/**',
+      '.bench/**',
+      'coverage/**',
+      'test/contract/.generated/**',
+      'clients/typescript/src/schema.ts',
+      '**/*.mjs',
+      '**/*.d.mts',
+      'eslint.config.js',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

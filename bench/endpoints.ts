@@ -42,7 +42,15 @@ export const ENDPOINTS: BenchEndpoint[] = [
           status: 'published',
           fields: [
             { key: 'email', label: 'Email', type: 'email', required: true },
-            { key: 'topic', label: 'Topic', type: 'select', options: [{ value: 'sales', label: 'Sales' }, { value: 'help', label: 'Help' }] },
+            {
+              key: 'topic',
+              label: 'Topic',
+              type: 'select',
+              options: [
+                { value: 'sales', label: 'Sales' },
+                { value: 'help', label: 'Help' },
+              ],
+            },
             { key: 'message', label: 'Message', type: 'textarea', max_length: 2000 },
           ],
         }),
@@ -80,8 +88,7 @@ export const ENDPOINTS: BenchEndpoint[] = [
   {
     name: 'invoicing customers',
     path: () => `${S}/invoicing/customers?limit=50`,
-    seed: (api, count) =>
-      times(count, (i) => api('POST', `${S}/invoicing/customers`, { display_name: `Customer ${i}`, email: `billing${i}@example.com`, billing_country: 'GB' })),
+    seed: (api, count) => times(count, (i) => api('POST', `${S}/invoicing/customers`, { display_name: `Customer ${i}`, email: `billing${i}@example.com`, billing_country: 'GB' })),
   },
   {
     name: 'invoicing invoices',

@@ -374,7 +374,10 @@ async function main(): Promise<void> {
   const start = startCommand();
   const extraFlags = flagList(process.env.BENCH_NODE_FLAGS);
   if (process.env.BENCH_DEBUG_MEMORY === '1') extraFlags.push('--import', pathToFileURL(path.join(BENCH_DIR, 'memory-probe.mjs')).href);
-  const compareSets = (process.env.BENCH_COMPARE_FLAGS ?? '').split(';').map(flagList).filter((flags) => flags.length > 0);
+  const compareSets = (process.env.BENCH_COMPARE_FLAGS ?? '')
+    .split(';')
+    .map(flagList)
+    .filter((flags) => flags.length > 0);
   const databaseUrl = process.env.DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
   const benchUrl = benchUrlOf(databaseUrl);
   log(`Forms CSV export benchmark: ${rows.toLocaleString('en')} submissions, limit ${LIMIT_MB} MB RSS for the server process`);
@@ -400,7 +403,7 @@ async function main(): Promise<void> {
     }
     const context: MeasureContext = { spec, rows, secret: seeded.secret, formId: seeded.formId };
 
-    const outcomes: RunOutcome[] = [await measure('Production start (npm start): the flags of package.json\'s start script', true, [...start.flags, ...extraFlags], context)];
+    const outcomes: RunOutcome[] = [await measure("Production start (npm start): the flags of package.json's start script", true, [...start.flags, ...extraFlags], context)];
     outcomes.push(await measure("Comparison: node's default heap sizing (no flags; V8 sizes its heap from this machine's memory)", false, extraFlags, context));
     for (const flags of compareSets) outcomes.push(await measure(`Comparison: BENCH_COMPARE_FLAGS ${flags.join(' ')}`, false, [...flags, ...extraFlags], context));
 

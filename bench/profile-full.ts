@@ -32,7 +32,12 @@ const tenant = await admin.createTenant('prof');
 const { secret } = await admin.createApiKey(tenant.id, { mode: 'test', scopes: ['*'], rate_limit_per_minute: 1_000_000 });
 const api: Api = Object.assign(
   async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const response = await runtime.app.inject({ method, url: path, headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    const response = await runtime.app.inject({
+      method,
+      url: path,
+      headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
     if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.statusCode} ${response.body.slice(0, 200)}`);
     return response.json().data;
   },
@@ -46,7 +51,8 @@ const target = `${address}${endpoint.path(seeded)}`;
 const profileOut = process.env.PROF_OUT;
 const heapOut = process.env.PROF_HEAP_OUT;
 const inspector = profileOut || heapOut ? new (await import('node:inspector')).Session() : undefined;
-const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => inspector!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+const post = (method: string, params?: object) =>
+  new Promise<any>((resolve, reject) => inspector!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
 if (inspector) inspector.connect();
 if (heapOut) {
   // Every allocation in the window, also those the garbage collector has since freed.
@@ -76,9 +82,22 @@ const threadCpu = () => {
 };
 const threadsBefore = threadCpu();
 const cpuBefore = process.cpuUsage();
-const child = spawn('npx', ['autocannon', '-j', '-c', process.env.PROF_CONNECTIONS ?? '64', ...(process.env.PROF_AMOUNT ? ['-a', process.env.PROF_AMOUNT] : ['-d', '8']), '-H', `authorization=Bearer ${secret}`, target], {
-  stdio: ['ignore', 'pipe', 'ignore'],
-});
+const child = spawn(
+  'npx',
+  [
+    'autocannon',
+    '-j',
+    '-c',
+    process.env.PROF_CONNECTIONS ?? '64',
+    ...(process.env.PROF_AMOUNT ? ['-a', process.env.PROF_AMOUNT] : ['-d', '8']),
+    '-H',
+    `authorization=Bearer ${secret}`,
+    target,
+  ],
+  {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  },
+);
 let report = '';
 child.stdout!.on('data', (chunk) => (report += String(chunk)));
 await new Promise((resolve) => child.on('exit', resolve));

@@ -38,7 +38,9 @@ const settings = {
   connections: intSetting('BENCH_CONNECTIONS', 64, 1),
   durationSeconds: intSetting('BENCH_DURATION', 5, 1),
   warmupSeconds: intSetting('BENCH_WARMUP', 1, 0),
-  only: process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean),
+  only: process.env.BENCH_ONLY?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean),
 };
 
 function intSetting(name: string, fallback: number, min: number): number {
@@ -154,8 +156,7 @@ async function setUp(databaseUrl: string): Promise<Seed> {
     const admin = createTenantAdmin({ db: runtime.database.db, clock: runtime.clock });
     const tenant = await admin.createTenant('bench');
     const other = await admin.createTenant('bench-other');
-    const keyOf = async (tenantId: string, mode: 'test' | 'live') =>
-      (await admin.createApiKey(tenantId, { mode, scopes: ['*'], rate_limit_per_minute: 1_000_000 })).secret;
+    const keyOf = async (tenantId: string, mode: 'test' | 'live') => (await admin.createApiKey(tenantId, { mode, scopes: ['*'], rate_limit_per_minute: 1_000_000 })).secret;
     const secret = await keyOf(tenant.id, 'test');
     const bench = apiFor(runtime, secret, 'test');
     const otherOwners = [apiFor(runtime, await keyOf(tenant.id, 'live'), 'live'), apiFor(runtime, await keyOf(other.id, 'test'), 'test')];
@@ -435,7 +436,9 @@ async function main(): Promise<void> {
   const seed = await setUp(databaseUrl);
   fs.mkdirSync(path.dirname(PLAN_FILE), { recursive: true });
   fs.writeFileSync(PLAN_FILE, `${JSON.stringify(seed.plans, null, 2)}\n`);
-  log(`bench: PostgreSQL ${seed.postgresVersion}, schema ${BENCH_SCHEMA}: ${ROWS} rows per list for the bench owner, ${OTHER_OWNER_ROWS} each in its live mode and in another tenant`);
+  log(
+    `bench: PostgreSQL ${seed.postgresVersion}, schema ${BENCH_SCHEMA}: ${ROWS} rows per list for the bench owner, ${OTHER_OWNER_ROWS} each in its live mode and in another tenant`,
+  );
   for (const plan of seed.plans) log(`bench:   ${pad(plan.name, 27)} ${plan.url}  (${plan.groups.map((group) => group.length).join(' then ')} statements)`);
 
   const runs: RunResult[] = [];
@@ -451,7 +454,16 @@ async function main(): Promise<void> {
           log();
         }
         // Which target goes first alternates by round, so drift in machine load hits both alike.
-        const pair: Array<[Target, RunningTarget]> = round % 2 === 1 ? [['full', full], ['baseline', baseline]] : [['baseline', baseline], ['full', full]];
+        const pair: Array<[Target, RunningTarget]> =
+          round % 2 === 1
+            ? [
+                ['full', full],
+                ['baseline', baseline],
+              ]
+            : [
+                ['baseline', baseline],
+                ['full', full],
+              ];
         for (const plan of seed.plans) {
           for (const [target, server] of pair) {
             const run = await measure(round, plan.name, target, server, plan.url, seed.secret);
@@ -526,7 +538,14 @@ async function main(): Promise<void> {
   const report = {
     generated_at: new Date().toISOString(),
     elapsed_s: Math.round((Date.now() - started) / 1000),
-    environment: { node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, postgres: seed.postgresVersion, load_average_at_start: loadAtStart, load_average_at_end: os.loadavg() },
+    environment: {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model,
+      postgres: seed.postgresVersion,
+      load_average_at_start: loadAtStart,
+      load_average_at_end: os.loadavg(),
+    },
     settings: { ...settings, pool_size: POOL_SIZE, rows: ROWS, other_owner_rows: OTHER_OWNER_ROWS, load_generator: 'autocannon (parent process)', statistic: 'median of rounds' },
     goal: GOAL,
     rows,

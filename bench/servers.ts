@@ -99,7 +99,8 @@ function send(message: ChildMessage): void {
 async function main(): Promise<void> {
   const target = process.argv[2] as Target;
   if (!TARGETS.includes(target)) throw new Error(`usage: servers.ts <${TARGETS.join('|')}>`);
-  const server = target === 'full' ? await startFull(required('BENCH_DATABASE_URL')) : target === 'baseline' ? await startBaseline(required('BENCH_DATABASE_URL')) : await startHello();
+  const server =
+    target === 'full' ? await startFull(required('BENCH_DATABASE_URL')) : target === 'baseline' ? await startBaseline(required('BENCH_DATABASE_URL')) : await startHello();
 
   let stopping = false;
   const stop = async () => {

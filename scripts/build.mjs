@@ -150,9 +150,7 @@ export function startCommand() {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   build({ quiet: false }).then(
     (result) => {
-      process.stdout.write(
-        `built ${path.relative(ROOT, result.outDir)}/: ${result.sources} modules, ${result.assets.length} assets, ${(result.ms / 1000).toFixed(1)} s\n`,
-      );
+      process.stdout.write(`built ${path.relative(ROOT, result.outDir)}/: ${result.sources} modules, ${result.assets.length} assets, ${(result.ms / 1000).toFixed(1)} s\n`);
     },
     (error) => {
       process.stderr.write(`build failed: ${error instanceof Error ? error.message : String(error)}\n`);

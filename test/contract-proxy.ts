@@ -17,7 +17,6 @@ import { isError, isUnresolvedRoute, UPSTREAM_HEADER, type ProxyFinding } from '
  * which the run's teardown sums up (the figure in docs/testing.md).
  */
 
-
 export interface ContractProxy {
   url: string;
   reportDir: string;

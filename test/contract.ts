@@ -114,7 +114,13 @@ export class ContractChecker {
     declared.forEach((parameter, index) => {
       const at = `${pointer}/parameters/${index}/schema`;
       const value =
-        parameter.in === 'path' ? params[parameter.name] : parameter.in === 'query' ? query.get(parameter.name) ?? undefined : parameter.in === 'header' ? request.headers[parameter.name.toLowerCase()] : undefined;
+        parameter.in === 'path'
+          ? params[parameter.name]
+          : parameter.in === 'query'
+            ? (query.get(parameter.name) ?? undefined)
+            : parameter.in === 'header'
+              ? request.headers[parameter.name.toLowerCase()]
+              : undefined;
       if (value === undefined) {
         if (parameter.required) problems.push(`${label}: ${parameter.in} parameter ${parameter.name} is required by the document but was not sent`);
         return;
@@ -168,7 +174,9 @@ export class ContractChecker {
       const header = this.#header(declared);
       if (header.required && response.headers[name.toLowerCase()] === undefined) problems.push(`${label} ${status}: header ${name} is documented as required but missing`);
     }
-    const contentType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const contentType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     const hasBody = response.rawPayload.length > 0 && request.method !== 'HEAD';
     if (!hasBody) return problems;
     const media = documented.content ?? {};
@@ -188,7 +196,9 @@ export class ContractChecker {
       } catch {
         return [...problems, `${label} ${status}: the body is not JSON`];
       }
-      problems.push(...this.#validate(this.#ajv, `${pointer}/responses/${escapePointer(key)}/content/${escapePointer(mediaKey)}/schema`, parsed, `${label} ${status}: response body`));
+      problems.push(
+        ...this.#validate(this.#ajv, `${pointer}/responses/${escapePointer(key)}/content/${escapePointer(mediaKey)}/schema`, parsed, `${label} ${status}: response body`),
+      );
     }
     return problems;
   }

@@ -187,7 +187,8 @@ function checkProxyFindings(request: RequestShape, response: Response, violation
   recordProxyFinding(contractProxy!.reportDir, { operation, status: response.statusCode, violations });
   const responseErrors = errors.filter((violation) => violation.location[0] === 'response');
   if (responseErrors.length > 0) throw new Error(`Prism: the reply of ${operation} (${response.statusCode}) violates the document:\n  - ${describe(responseErrors)}`);
-  if (response.statusCode < 400 && violations.some(isUnresolvedRoute)) throw new Error(`Prism: ${operation} answered ${response.statusCode}, but the document has no such operation`);
+  if (response.statusCode < 400 && violations.some(isUnresolvedRoute))
+    throw new Error(`Prism: ${operation} answered ${response.statusCode}, but the document has no such operation`);
   const requestErrors = errors.filter((violation) => violation.location[0] !== 'response');
   if (requestErrors.length > 0 && response.statusCode < 400) {
     throw new Error(`Prism: the server accepted (${response.statusCode}) a request of ${operation} that violates the document:\n  - ${describe(requestErrors)}`);
@@ -215,7 +216,8 @@ async function checkContract(app: FastifyInstance, request: RequestShape, respon
   try {
     onTestFinished(() => {
       const pending = unacknowledged.get(response);
-      if (pending) throw new Error(`A request the OpenAPI document forbids was sent without saying so (use expectError on the reply, or invalid: true):\n  - ${pending.join('\n  - ')}`);
+      if (pending)
+        throw new Error(`A request the OpenAPI document forbids was sent without saying so (use expectError on the reply, or invalid: true):\n  - ${pending.join('\n  - ')}`);
     });
   } catch (error) {
     if ((error as Error).message.startsWith('A request the OpenAPI')) throw error;

@@ -338,14 +338,7 @@ function formatKeyFields(key: ApiKey): string {
 }
 
 function formatCreatedKey(key: ApiKey, secret: string): string {
-  return [
-    'Created API key',
-    formatKeyFields(key),
-    '',
-    'Secret (shown only once; only its hash is stored, so it cannot be shown again):',
-    '',
-    `  ${secret}`,
-  ].join('\n');
+  return ['Created API key', formatKeyFields(key), '', 'Secret (shown only once; only its hash is stored, so it cannot be shown again):', '', `  ${secret}`].join('\n');
 }
 
 interface Column<T> {

@@ -63,7 +63,10 @@ describe('loadConfig', () => {
 
   it('reads STRIPE_SECRET_KEY (optional, Stripe key shape) and STRIPE_API_BASE', () => {
     expect(loadConfig({})).toMatchObject({ stripeSecretKey: undefined, stripeApiBase: 'https://api.stripe.com' });
-    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111/' })).toMatchObject({ stripeSecretKey: 'sk_live_abc123', stripeApiBase: 'http://127.0.0.1:12111' });
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111/' })).toMatchObject({
+      stripeSecretKey: 'sk_live_abc123',
+      stripeApiBase: 'http://127.0.0.1:12111',
+    });
     expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_live_abc' })).toThrow(/STRIPE_SECRET_KEY/);
     expect(() => loadConfig({ STRIPE_API_BASE: 'ftp://x' })).toThrow(/STRIPE_API_BASE/);
   });
@@ -76,7 +79,15 @@ describe('loadConfig', () => {
       'http://localhost:5173',
     ]);
     expect(loadConfig({ COMPRESSION: 'false' }).compression).toBe(false);
-    for (const wrong of ['https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', 'https://App.example.com', '*, https://app.example.com', ',']) {
+    for (const wrong of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'app.example.com',
+      'ftp://files.example.com',
+      'https://App.example.com',
+      '*, https://app.example.com',
+      ',',
+    ]) {
       expect(() => loadConfig({ CORS_ORIGINS: wrong }), wrong).toThrow(/CORS_ORIGINS/);
     }
     expect(() => loadConfig({ COMPRESSION: 'gzip' })).toThrow(/COMPRESSION/);
@@ -140,7 +151,14 @@ describe('loadConfig', () => {
       expect.unreachable();
     } catch (error) {
       const message = (error as Error).message;
-      for (const name of ['HTTP_HEADERS_TIMEOUT_MS', 'HTTP_IDLE_TIMEOUT_MS', 'DB_CONNECTION_WAIT_MS', 'OUTBOUND_TIMEOUT_MS', 'ALLOW_PRIVATE_TARGETS', 'SHUTDOWN_TIMEOUT_MS must be longer']) {
+      for (const name of [
+        'HTTP_HEADERS_TIMEOUT_MS',
+        'HTTP_IDLE_TIMEOUT_MS',
+        'DB_CONNECTION_WAIT_MS',
+        'OUTBOUND_TIMEOUT_MS',
+        'ALLOW_PRIVATE_TARGETS',
+        'SHUTDOWN_TIMEOUT_MS must be longer',
+      ]) {
         expect(message).toContain(name);
       }
     }

@@ -71,8 +71,9 @@ async function openPostgres(connectionString: string, poolSize: number, timeouts
   // an uncaught exception. Its next query fails instead, and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = openKysely<PlatformTables>(new PostgresDialect({ pool }));
-  runCompiledQueriesDirectly(db, (statement, parameters) =>
-    new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),
+  runCompiledQueriesDirectly(
+    db,
+    (statement, parameters) => new Promise((resolve, reject) => pool.query(statement, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result.rows)))),
   );
   return {
     db,

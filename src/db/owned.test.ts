@@ -35,11 +35,13 @@ beforeAll(async () => {
   db = database.db as unknown as Kysely<Tables>;
   await sql`drop table if exists owned_notes`.execute(db);
   await sql`create table owned_notes (id int primary key, tenant_id uuid not null, mode text not null, label text not null, pinned boolean not null)`.execute(db);
-  await notes.insert(db, a, [
-    { id: 1, label: 'apple', pinned: false },
-    { id: 2, label: 'avocado', pinned: true },
-    { id: 3, label: 'banana', pinned: false },
-  ]).execute();
+  await notes
+    .insert(db, a, [
+      { id: 1, label: 'apple', pinned: false },
+      { id: 2, label: 'avocado', pinned: true },
+      { id: 3, label: 'banana', pinned: false },
+    ])
+    .execute();
   await notes.insert(db, aLive, { id: 4, label: 'apricot', pinned: true }).execute();
   await notes.insert(db, b, { id: 5, label: 'almond', pinned: true }).execute();
 });
@@ -66,15 +68,33 @@ describe('OwnedTable', () => {
 
   it('takes a list of values as one array parameter, so one statement serves any number of ids', async () => {
     const notesIn = notes.statement((from, values: { ids: number[] }) =>
-      from.select(['id', 'label']).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))).orderBy('id'),
+      from
+        .select(['id', 'label'])
+        .where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids))))
+        .orderBy('id'),
     );
-    expect(await notesIn.all(db, a, { ids: [1, 3, 4, 5] })).toEqual([{ id: 1, label: 'apple' }, { id: 3, label: 'banana' }]);
+    expect(await notesIn.all(db, a, { ids: [1, 3, 4, 5] })).toEqual([
+      { id: 1, label: 'apple' },
+      { id: 3, label: 'banana' },
+    ]);
     expect(await notesIn.all(db, a, { ids: [] })).toEqual([]);
   });
 
   it('lists pages with totals per combination of filters, within the owner', async () => {
-    expect(await noteList.page(db, a, {}, { limit: 2, offset: 1 })).toEqual({ rows: [{ id: 2, label: 'avocado' }, { id: 3, label: 'banana' }], total: 3 });
-    expect(await noteList.page(db, a, { pattern: 'a%' }, { limit: 10, offset: 0 })).toEqual({ rows: [{ id: 1, label: 'apple' }, { id: 2, label: 'avocado' }], total: 2 });
+    expect(await noteList.page(db, a, {}, { limit: 2, offset: 1 })).toEqual({
+      rows: [
+        { id: 2, label: 'avocado' },
+        { id: 3, label: 'banana' },
+      ],
+      total: 3,
+    });
+    expect(await noteList.page(db, a, { pattern: 'a%' }, { limit: 10, offset: 0 })).toEqual({
+      rows: [
+        { id: 1, label: 'apple' },
+        { id: 2, label: 'avocado' },
+      ],
+      total: 2,
+    });
     expect(await noteList.page(db, a, { pattern: 'a%', pinned: true }, { limit: 10, offset: 0 })).toEqual({ rows: [{ id: 2, label: 'avocado' }], total: 1 });
     expect(await noteList.page(db, a, { pinned: false }, { limit: 10, offset: 0 })).toMatchObject({ total: 2 });
     expect(await noteList.page(db, b, { pattern: 'a%' }, { limit: 10, offset: 0 })).toEqual({ rows: [{ id: 5, label: 'almond' }], total: 1 });

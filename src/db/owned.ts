@@ -100,12 +100,7 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
    * values of `columns` in that order, for instance from a data-modifying CTE of the same
    * statement; the table adds tenant_id and mode.
    */
-  insertFrom(
-    db: Kysely<DB>,
-    owner: Owner,
-    columns: ReadonlyArray<keyof OwnedInsert<DB[T]> & string>,
-    rows: Expression<unknown>,
-  ): InsertQueryBuilder<DB, T, InsertResult> {
+  insertFrom(db: Kysely<DB>, owner: Owner, columns: ReadonlyArray<keyof OwnedInsert<DB[T]> & string>, rows: Expression<unknown>): InsertQueryBuilder<DB, T, InsertResult> {
     return (db as Kysely<any>)
       .insertInto(this.name)
       .columns([...columns, 'tenant_id', 'mode'])

@@ -49,7 +49,7 @@ function instanceWithRecordingRunner(): { registered: Kysely<Tables>; statements
 }
 
 describe('PreparedQuery', () => {
-  it('runs the compiled statement with each call\'s values and keeps constants', async () => {
+  it("runs the compiled statement with each call's values and keeps constants", async () => {
     expect(await visibleThings.execute(db, { owner: 'a', limit: 10 })).toEqual([
       { id: 1, label: 'apple' },
       { id: 3, label: 'banana' },
@@ -63,7 +63,7 @@ describe('PreparedQuery', () => {
     expect(await visibleThings.execute(db, { owner: 'a', limit: 10 })).toEqual(built);
   });
 
-  it('runs inside a transaction on the transaction\'s connection', async () => {
+  it("runs inside a transaction on the transaction's connection", async () => {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('prepared_things').values({ id: 5, owner: 'c', label: 'cherry', hidden: false }).execute();
       expect(await visibleThings.execute(trx, { owner: 'c', limit: 10 })).toEqual([{ id: 5, label: 'cherry' }]);

@@ -1,14 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  CompiledQuery,
-  Kysely,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type QueryCompiler,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely';
+import { CompiledQuery, Kysely, type DatabaseConnection, type Dialect, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings } from 'kysely';
 
 /**
  * Request transactions: one database transaction that a piece of work (an HTTP request)

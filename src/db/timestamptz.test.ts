@@ -31,10 +31,12 @@ describe('parseTimestamptz', () => {
 
   it('agrees with pg on many random instants', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let index = 0; index < 5000; index += 1) {
       const instant = new Date(Date.UTC(1000, 0, 1) + Math.floor(random() * (Date.UTC(9999, 11, 31) - Date.UTC(1000, 0, 1))));
-      const micros = String(Math.floor(random() * 1_000_000)).padStart(6, '0').slice(0, 1 + Math.floor(random() * 6));
+      const micros = String(Math.floor(random() * 1_000_000))
+        .padStart(6, '0')
+        .slice(0, 1 + Math.floor(random() * 6));
       const offsetMinutes = Math.floor(random() * 26 * 60) - 12 * 60;
       const local = new Date(instant.getTime() + offsetMinutes * 60_000);
       const pad = (value: number, width = 2) => String(value).padStart(width, '0');

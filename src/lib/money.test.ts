@@ -119,7 +119,7 @@ describe('money in a currency', () => {
     expect(decimalsMessage('UGX')).toBe('UGX has no minor unit; amounts must be whole numbers.');
   });
 
-  it('formats minor units as decimal text with the currency\'s decimals', () => {
+  it("formats minor units as decimal text with the currency's decimals", () => {
     expect(formatMinorUnits(1500n, 'JPY')).toBe('1500');
     expect(formatMinorUnits(1500n, 'USD')).toBe('15.00');
     expect(formatMinorUnits(5n, 'USD')).toBe('0.05');

@@ -247,7 +247,11 @@ function takesExpectedUpdatedAt(route: RouteOptions): boolean {
 function documentEntityTag(schema: Record<string, unknown> & { response?: Record<string, unknown> }): void {
   addHeaderParameters(schema, {
     'if-none-match': Type.Optional(
-      Type.String({ maxLength: 1024, description: 'The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.', examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'] }),
+      Type.String({
+        maxLength: 1024,
+        description: 'The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.',
+        examples: ['"3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"'],
+      }),
     ),
   });
   schema.response ??= {};

@@ -10,17 +10,10 @@ const KEY_FILE = 'secrets.key';
  * database without it, generated once into DATA_DIR (readable by the owner only), so the
  * quick start needs no setup, with a warning that production should set SECRETS_KEY.
  */
-export function resolveSecretsKey(options: {
-  configured: Buffer | undefined;
-  backend: 'pglite' | 'postgres';
-  dataDir: string | undefined;
-  log: FastifyBaseLogger;
-}): Buffer {
+export function resolveSecretsKey(options: { configured: Buffer | undefined; backend: 'pglite' | 'postgres'; dataDir: string | undefined; log: FastifyBaseLogger }): Buffer {
   if (options.configured) return options.configured;
   if (options.backend === 'postgres') {
-    throw new Error(
-      'SECRETS_KEY is required with DATABASE_URL, and every process must share it: 32 random bytes as base64 or hex (e.g. `openssl rand -base64 32`).',
-    );
+    throw new Error('SECRETS_KEY is required with DATABASE_URL, and every process must share it: 32 random bytes as base64 or hex (e.g. `openssl rand -base64 32`).');
   }
   if (!options.dataDir) return randomBytes(32); // in-memory database: the data dies with the process anyway
   const file = path.join(options.dataDir, KEY_FILE);

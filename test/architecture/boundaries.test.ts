@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
@@ -41,7 +42,9 @@ describe('tenant scoping', () => {
 describe('module boundaries', () => {
   it('src/db does not import the platform layer', () => {
     const offences = sourceFiles(path.join(SRC, 'db')).flatMap((file) =>
-      importsOf(file).filter((specifier) => specifier.includes('/platform/')).map((specifier) => `${relative(file)} imports ${specifier}`),
+      importsOf(file)
+        .filter((specifier) => specifier.includes('/platform/'))
+        .map((specifier) => `${relative(file)} imports ${specifier}`),
     );
     expect(offences).toEqual([]);
   });

@@ -218,7 +218,10 @@ describe('admin CLI', () => {
       const listed = await runCli(dataDir, ['--json', 'list-tenants', '--limit', '1']);
       expect(listed.code).toBe(0);
       const page = JSON.parse(listed.stdout) as { data: TenantJson[]; meta: unknown };
-      expect(page).toEqual({ data: [{ id: created.tenantId, name: 'Acme Ltd', created_at: expect.any(String), key_count: 1 }], meta: { limit: 1, offset: 0, total: 1, has_more: false } });
+      expect(page).toEqual({
+        data: [{ id: created.tenantId, name: 'Acme Ltd', created_at: expect.any(String), key_count: 1 }],
+        meta: { limit: 1, offset: 0, total: 1, has_more: false },
+      });
     },
     2 * TIMEOUT_MS,
   );

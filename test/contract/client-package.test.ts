@@ -78,7 +78,11 @@ describe('the typed client', () => {
   });
 
   it('waits as Retry-After says on 429 and 503, and does not retry other errors', async () => {
-    const busy = (status: number) => new Response(JSON.stringify({ error: { code: 'rate_limited', message: 'slow down', details: [] } }), { status, headers: { 'content-type': 'application/json', 'retry-after': '1' } });
+    const busy = (status: number) =>
+      new Response(JSON.stringify({ error: { code: 'rate_limited', message: 'slow down', details: [] } }), {
+        status,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      });
     const recorder = recordingFetch((_request, attempt) => (attempt === 1 ? busy(429) : attempt === 2 ? busy(503) : 'pass'));
     const client = createPlatformClient({ baseUrl, apiKey: await newKey(), fetch: recorder.fetch });
     const started = Date.now();

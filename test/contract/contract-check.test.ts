@@ -17,7 +17,9 @@ const document = {
           '200': {
             description: 'A page of things.',
             headers: { 'X-RateLimit-Limit': { required: true, schema: { type: 'integer' } } },
-            content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } },
+            content: {
+              'application/json': { schema: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } },
+            },
           },
           '400': { description: 'Bad input.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
         },
@@ -27,7 +29,10 @@ const document = {
       patch: {
         operationId: 'updateThing',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', maxLength: 3 } } } } } },
+        requestBody: {
+          required: false,
+          content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', maxLength: 3 } } } } },
+        },
         responses: { '200': { description: 'The thing.', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
@@ -61,8 +66,12 @@ describe('the contract check', () => {
     const wrongBody = checker.checkResponse(get('/api/v1/services/things/things?colour=red'), reply(200, { data: [{ name: 'no id' }] }, { 'x-ratelimit-limit': '60' }));
     expect(wrongBody.join('\n')).toMatch(/GET \/api\/v1\/services\/things\/things \(listThings\) 200: response body at \/data\/0: must have required property 'id'/);
     expect(checker.checkResponse(get('/api/v1/services/things/things'), reply(418, {})).join('\n')).toMatch(/status 418 is not documented/);
-    expect(checker.checkResponse(get('/api/v1/services/things/things'), reply(200, { data: [] })).join('\n')).toMatch(/header X-RateLimit-Limit is documented as required but missing/);
-    expect(checker.checkResponse(get('/api/v1/services/things/things'), reply(200, 'a,b', { 'content-type': 'text/csv' })).join('\n')).toMatch(/content type text\/csv is not documented/);
+    expect(checker.checkResponse(get('/api/v1/services/things/things'), reply(200, { data: [] })).join('\n')).toMatch(
+      /header X-RateLimit-Limit is documented as required but missing/,
+    );
+    expect(checker.checkResponse(get('/api/v1/services/things/things'), reply(200, 'a,b', { 'content-type': 'text/csv' })).join('\n')).toMatch(
+      /content type text\/csv is not documented/,
+    );
   });
 
   it('finds every kind of request disagreement', () => {

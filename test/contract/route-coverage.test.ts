@@ -25,8 +25,14 @@ describe('route coverage', () => {
         .filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))
         .map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(served.filter((route) => !documented.includes(route)), 'served but not documented').toEqual([]);
-    expect(documented.filter((operation) => !served.includes(operation)), 'documented but not served').toEqual([]);
+    expect(
+      served.filter((route) => !documented.includes(route)),
+      'served but not documented',
+    ).toEqual([]);
+    expect(
+      documented.filter((operation) => !served.includes(operation)),
+      'documented but not served',
+    ).toEqual([]);
     expect(served.length).toBeGreaterThan(60);
     for (const probe of ['GET /healthz', 'GET /readyz', 'POST /admin/v1/tenants', 'GET /api/v1/services/crm/contacts']) expect(served).toContain(probe);
   });

@@ -56,7 +56,9 @@ describe('a client generated from the document', () => {
 
     const key = await (await platform.newTenant()).key();
     await call(platform.app, 'POST', '/api/v1/services/crm/contacts', { key, body: { name: 'Ada' } });
-    const coupon = (await call(platform.app, 'POST', '/api/v1/services/catalog/catalog/coupons', { key, body: { code: 'RETIREME', discount_type: 'percent', percent_off: 10 } })).json().data;
+    const coupon = (
+      await call(platform.app, 'POST', '/api/v1/services/catalog/catalog/coupons', { key, body: { code: 'RETIREME', discount_type: 'percent', percent_off: 10 } })
+    ).json().data;
     const { listThenRetire } = (await import(usageFile)) as { listThenRetire: (baseUrl: string, key: string, couponId: string) => Promise<Record<string, unknown>> };
     expect(await listThenRetire(baseUrl, key, coupon.id)).toEqual({ listStatus: 200, total: 1, retireStatus: 200, active: false });
   });

@@ -119,9 +119,7 @@ describe('Idempotency-Key', () => {
   it('acts once when 20 requests with one key arrive at the same time', async () => {
     const key = await (await platform.newTenant()).key();
     const headers = { 'idempotency-key': 'stampede' };
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => call(platform.app, 'POST', CONTACTS, { key, headers, body: { name: 'Once' } })),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, () => call(platform.app, 'POST', CONTACTS, { key, headers, body: { name: 'Once' } })));
     // Each is refused as in use while the first runs, or replays it once it has committed.
     for (const response of responses) {
       if (response.statusCode === 409) expectError(response, 409, 'idempotency_key_in_use');

@@ -185,7 +185,12 @@ describe('encodings and prototype keys', () => {
   it('refuses invalid UTF-8 with 400 invalid_json instead of storing replacement characters', async () => {
     for (const bytes of [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const payload = Buffer.concat([Buffer.from('{"name":"Ada'), Buffer.from(bytes), Buffer.from('"}')]);
-      const response = await platform.app.inject({ method: 'POST', url: `${CRM}/contacts`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+      const response = await platform.app.inject({
+        method: 'POST',
+        url: `${CRM}/contacts`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload,
+      });
       expect(expectError(response, 400, 'invalid_json').message).toContain('UTF-8');
     }
     const valid = await call(platform.app, 'POST', `${CRM}/contacts`, { key, body: { name: 'Ada Lovelace – Zoë' } });
@@ -194,7 +199,12 @@ describe('encodings and prototype keys', () => {
 
   it('reads a UTF-8 byte order mark as nothing', async () => {
     const payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Bom"}')]);
-    const response = await platform.app.inject({ method: 'POST', url: `${CRM}/contacts`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+    const response = await platform.app.inject({
+      method: 'POST',
+      url: `${CRM}/contacts`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload,
+    });
     expect(response.statusCode, response.body).toBe(201);
   });
 
@@ -209,7 +219,10 @@ describe('encodings and prototype keys', () => {
     for (const body of bodies) {
       const url = body.includes('email') ? '/api/v1/services/customer-auth/users' : `${CRM}/contacts`;
       const error = expectError(await call(platform.app, 'POST', url, { key, body }), 400, 'validation_failed');
-      expect(error.details.some((detail) => detail.code === 'reserved_name'), body).toBe(true);
+      expect(
+        error.details.some((detail) => detail.code === 'reserved_name'),
+        body,
+      ).toBe(true);
     }
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
     expect(({} as Record<string, unknown>).x).toBeUndefined();

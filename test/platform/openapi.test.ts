@@ -97,7 +97,12 @@ describe('the OpenAPI document', () => {
     const document = await openApiDocument();
     expect(JSON.stringify(document)).not.toContain('Default Response');
     const examplesOf = (path: string, method: string, status: string) => {
-      const operation = (document.paths[path] as Record<string, Operation & { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { error: { code: string } } }> }> }> }>)[method]!;
+      const operation = (
+        document.paths[path] as Record<
+          string,
+          Operation & { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { error: { code: string } } }> }> }> }
+        >
+      )[method]!;
       const examples = operation.responses[status]!.content!['application/json']!.examples!;
       for (const [code, example] of Object.entries(examples)) expect(example.value.error.code).toBe(code);
       return Object.keys(examples);
@@ -121,7 +126,9 @@ describe('the OpenAPI document', () => {
     expect(list.responses['401']!.headers['X-RateLimit-Limit']).toBeUndefined();
     expect(document.components.headers!.RetryAfter).toMatchObject({ required: true });
     const headerParameters = (path: string, method: string) =>
-      ((document.paths[path]![method] as unknown as { parameters?: Array<{ in: string; name: string }> }).parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+      ((document.paths[path]![method] as unknown as { parameters?: Array<{ in: string; name: string }> }).parameters ?? [])
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name);
     expect(headerParameters('/api/v1/services/blogs/subscribers/{id}', 'delete')).toEqual(['Idempotency-Key']);
     expect(headerParameters('/api/v1/services/crm/contacts', 'post')).toEqual(['Idempotency-Key']);
     // Routes whose body holds a password or whose reply a secret do not honour it, so do not offer it.

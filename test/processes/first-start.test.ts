@@ -23,7 +23,11 @@ describe('first start on the embedded database', () => {
     expect(first.output()).toMatch(/^Tenant: default \(id [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)$/m);
     expect(first.output()).toContain('npm run admin -- list-tenants');
     // The key is printed for the operator, never inside a JSON log line.
-    for (const line of first.output().split('\n').filter((text) => text.startsWith('{'))) expect(line).not.toContain(key);
+    for (const line of first
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('{')))
+      expect(line).not.toContain(key);
 
     const created = await http(first.baseUrl, 'POST', '/api/v1/services/crm/contacts', { key, body: { name: 'Survives restarts' } });
     expect(created.status).toBe(201);

@@ -46,7 +46,9 @@ function post(agent: http.Agent, baseUrl: string, key: string, name: string): Pr
           }
           resolve({ kind: 'answered', status: response.statusCode ?? 0, id, connection: response.headers.connection, at: Date.now() });
         });
-        response.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'failed', code: error.code ?? 'response error', message: error.message, syscall: error.syscall, at: Date.now() }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ kind: 'failed', code: error.code ?? 'response error', message: error.message, syscall: error.syscall, at: Date.now() }),
+        );
       },
     );
     request.on('error', (error: NodeJS.ErrnoException) => {
@@ -94,7 +96,7 @@ describe(`SIGTERM under the load of ${CLIENTS} keep-alive writers (${databaseUrl
     server.child.kill('SIGTERM');
     // Not ready from the signal on, while still serving (polled: the signal takes a moment to land under load).
     let readiness: number | string = 'not asked';
-    for (const started = Date.now(); readiness !== 503 && Date.now() - started < GRACE_MS; ) {
+    for (const started = Date.now(); readiness !== 503 && Date.now() - started < GRACE_MS;) {
       readiness = await fetch(`${server.baseUrl}/readyz`).then(
         (response) => response.status,
         () => 'unreachable',

@@ -52,9 +52,7 @@ describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and
     const { key } = await newKey(1000);
     const headers = { 'idempotency-key': 'both-processes' };
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        http(i % 2 === 0 ? a.baseUrl : b.baseUrl, 'POST', '/api/v1/services/crm/contacts', { key, headers, body: { name: 'Exactly once' } }),
-      ),
+      Array.from({ length: 20 }, (_, i) => http(i % 2 === 0 ? a.baseUrl : b.baseUrl, 'POST', '/api/v1/services/crm/contacts', { key, headers, body: { name: 'Exactly once' } })),
     );
     for (const response of responses) expect([201, 409]).toContain(response.status);
     const list = await http(b.baseUrl, 'GET', '/api/v1/services/crm/contacts', { key });

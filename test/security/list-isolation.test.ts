@@ -66,13 +66,24 @@ function listOperations(document: any): ListOperation[] {
 }
 
 function resolve(document: any, schema: any): any {
-  if (schema?.$ref?.startsWith('#/')) return resolve(document, schema.$ref.slice(2).split('/').reduce((node: any, part: string) => node?.[part], document));
+  if (schema?.$ref?.startsWith('#/'))
+    return resolve(
+      document,
+      schema.$ref
+        .slice(2)
+        .split('/')
+        .reduce((node: any, part: string) => node?.[part], document),
+    );
   return schema;
 }
 
 /** Every id and slug of a world, as text. */
 function idsOf(world: World): Set<string> {
-  return new Set(Object.values(world.ids).filter((value) => value !== undefined).map(String));
+  return new Set(
+    Object.values(world.ids)
+      .filter((value) => value !== undefined)
+      .map(String),
+  );
 }
 
 /** Values to try for a filter: the other owners' tags and ids, each enum value, both booleans. */
@@ -80,7 +91,12 @@ function probesFor(filter: QueryParameter, others: Owner[]): string[] {
   const types = [filter.schema.type ?? []].flat();
   if (filter.schema.enum) return filter.schema.enum.map(String);
   if (types.includes('boolean')) return ['true', 'false'];
-  if (types.includes('integer') || types.includes('number')) return others.flatMap((other) => Object.values(other.world.ids).filter((value) => typeof value === 'number').map(String));
+  if (types.includes('integer') || types.includes('number'))
+    return others.flatMap((other) =>
+      Object.values(other.world.ids)
+        .filter((value) => typeof value === 'number')
+        .map(String),
+    );
   const ids = others.flatMap((other) => [...idsOf(other.world)]);
   return filter.name.endsWith('_id') ? ids : [...others.map((other) => other.world.tag), ...ids.slice(0, 4)];
 }
@@ -101,10 +117,7 @@ describe('list isolation', () => {
       const ownIds = idsOf(owner.world);
       for (const list of lists) {
         const path = owner.world.fillPath(list.template);
-        const queries = [
-          '',
-          ...list.filters.flatMap((filter) => probesFor(filter, others).map((value) => `${encodeURIComponent(filter.name)}=${encodeURIComponent(value)}`)),
-        ];
+        const queries = ['', ...list.filters.flatMap((filter) => probesFor(filter, others).map((value) => `${encodeURIComponent(filter.name)}=${encodeURIComponent(value)}`))];
         for (const query of queries) {
           // Other owners' values go to every filter whatever its declared format: a refusal is fine.
           const response = await call(platform.app, 'GET', `${path}?limit=200${query ? `&${query}` : ''}`, { key: owner.key, invalid: true });
@@ -117,7 +130,8 @@ describe('list isolation', () => {
           for (const row of response.json().data as Array<Record<string, unknown>>) {
             const text = JSON.stringify(row);
             const id = row.id ?? row.jti;
-            if (id !== undefined && foreignIds.has(String(id)) && !ownIds.has(String(id))) leaks.push(`${owner.label} ${list.operationId}?${query}: row ${String(id)} of another owner`);
+            if (id !== undefined && foreignIds.has(String(id)) && !ownIds.has(String(id)))
+              leaks.push(`${owner.label} ${list.operationId}?${query}: row ${String(id)} of another owner`);
             for (const other of others) {
               if (text.includes(other.world.tag)) leaks.push(`${owner.label} ${list.operationId}?${query}: a row names ${other.label}: ${text.slice(0, 200)}`);
             }
@@ -129,7 +143,7 @@ describe('list isolation', () => {
     expect(calls).toBeGreaterThan(owners.length * lists.length);
   }, 300_000);
 
-  it("shows each owner its own rows (so the check above is not vacuous)", async () => {
+  it('shows each owner its own rows (so the check above is not vacuous)', async () => {
     const empty: string[] = [];
     for (const owner of owners) {
       for (const list of lists) {

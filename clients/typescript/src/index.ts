@@ -142,12 +142,20 @@ export type ListInit<P extends ListPath> = {
 };
 
 async function* listAll<P extends ListPath>(client: Client<paths>, path: P, init?: ListInit<P>): AsyncGenerator<ListItem<P>, void, undefined> {
-  const get = client.GET as unknown as (path: string, init: unknown) => Promise<{ data?: { data: ListItem<P>[]; meta: { has_more: boolean } }; error?: PlatformErrorBody; response: Response }>;
+  const get = client.GET as unknown as (
+    path: string,
+    init: unknown,
+  ) => Promise<{ data?: { data: ListItem<P>[]; meta: { has_more: boolean } }; error?: PlatformErrorBody; response: Response }>;
   const query = { limit: 100, ...(init?.params?.query as Record<string, unknown> | undefined) };
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const { data, error, response } = await get(path, { ...init, params: { ...init?.params, query: { ...query, offset } } });
     if (!data) {
-      throw new PlatformApiError(response.status, error?.error?.code ?? 'unknown', error?.error?.message ?? `GET ${path} answered ${response.status}`, response.headers.get('service-request-id'));
+      throw new PlatformApiError(
+        response.status,
+        error?.error?.code ?? 'unknown',
+        error?.error?.message ?? `GET ${path} answered ${response.status}`,
+        response.headers.get('service-request-id'),
+      );
     }
     yield* data.data;
     if (!data.meta.has_more || data.data.length === 0) return;

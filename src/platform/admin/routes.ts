@@ -26,27 +26,33 @@ const TenantName = Type.String({
 
 const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test keys see only test data; live keys only live data.' });
 
-const ApiKey = Type.Object({
-  id: Uuid,
-  tenant_id: Uuid,
-  mode: Mode,
-  name: Nullable(Type.String({ maxLength: 200 })),
-  key_prefix: Type.String({ maxLength: 32, description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
-  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
-  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
-  created_at: Timestamp,
-  revoked_at: Nullable(Timestamp),
-}, { title: 'ApiKey', additionalProperties: false });
+const ApiKey = Type.Object(
+  {
+    id: Uuid,
+    tenant_id: Uuid,
+    mode: Mode,
+    name: Nullable(Type.String({ maxLength: 200 })),
+    key_prefix: Type.String({ maxLength: 32, description: 'First characters of the secret, to recognise the key.', examples: ['sk_test_4fQz'] }),
+    scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+    rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
+    created_at: Timestamp,
+    revoked_at: Nullable(Timestamp),
+  },
+  { title: 'ApiKey', additionalProperties: false },
+);
 
-const CreatedApiKey = Type.Object({
-  id: Uuid,
-  key: Type.String({ maxLength: 128, description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
-  mode: Mode,
-  scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
-  rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
-  name: Nullable(Type.String({ maxLength: 200 })),
-  created_at: Timestamp,
-}, { title: 'CreatedApiKey', additionalProperties: false });
+const CreatedApiKey = Type.Object(
+  {
+    id: Uuid,
+    key: Type.String({ maxLength: 128, description: 'The whole secret. Shown only in this reply; only its hash is stored.' }),
+    mode: Mode,
+    scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+    rate_limit_per_minute: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
+    name: Nullable(Type.String({ maxLength: 200 })),
+    created_at: Timestamp,
+  },
+  { title: 'CreatedApiKey', additionalProperties: false },
+);
 
 const TenantParams = PathParams({ tenant_id: UuidParam });
 

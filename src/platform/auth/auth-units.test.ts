@@ -22,12 +22,9 @@ describe('scopes', () => {
     expect(isValidScope(scope)).toBe(true);
   });
 
-  it.each(['', 'service', 'service.crm', 'service.unknown.view', 'crm.view', 'service.crm.View', 'service.crm.view.', 'service.*', '**'])(
-    'rejects %j',
-    (scope) => {
-      expect(isValidScope(scope)).toBe(false);
-    },
-  );
+  it.each(['', 'service', 'service.crm', 'service.unknown.view', 'crm.view', 'service.crm.View', 'service.crm.view.', 'service.*', '**'])('rejects %j', (scope) => {
+    expect(isValidScope(scope)).toBe(false);
+  });
 });
 
 describe('API key secrets', () => {

@@ -20,9 +20,7 @@ export async function authenticate(request: FastifyRequest, cache: KeyCache): Pr
 
 export function authorize(key: AuthenticatedKey, scope: string): void {
   if (!grantsScope(key.scopes, scope)) {
-    throw new AppError('insufficient_scope', `This API key lacks the scope ${scope}.`, [
-      { path: 'scope', code: 'missing_scope', message: `Requires scope ${scope}.`, scope },
-    ]);
+    throw new AppError('insufficient_scope', `This API key lacks the scope ${scope}.`, [{ path: 'scope', code: 'missing_scope', message: `Requires scope ${scope}.`, scope }]);
   }
 }
 

@@ -34,7 +34,10 @@ export function installErrorHandling(app: FastifyInstance, knownRoutes: RouteMet
     const allowed = knownRoutes.methodsFor(request.url);
     if (allowed.length > 0 && request.method === 'OPTIONS') {
       // No route answers OPTIONS (CORS preflights aside): the path's methods are the answer (RFC 9110).
-      return reply.code(204).header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ')).send();
+      return reply
+        .code(204)
+        .header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '))
+        .send();
     }
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
@@ -67,7 +70,11 @@ function toAppError(error: FastifyError): AppError {
     const where = (error as { validationContext?: string }).validationContext ?? 'body';
     // An id or slug of the wrong shape names no resource, exactly like an unknown one.
     if (where === 'params') return new AppError('not_found', 'No resource has this URL.');
-    return new AppError('validation_failed', 'The request is not valid; see details.', collapseAlternatives(validation).map((issue) => toDetail(issue, where)));
+    return new AppError(
+      'validation_failed',
+      'The request is not valid; see details.',
+      collapseAlternatives(validation).map((issue) => toDetail(issue, where)),
+    );
   }
 
   switch (error.code) {

@@ -190,7 +190,9 @@ function checkBodyShape(request: FastifyRequest, policy: BodyPolicy): AppError |
       return new AppError(
         'validation_failed',
         'This operation takes no body: send none, or {}.',
-        fields.slice(0, MAX_DETAILS).map((field) => ({ path: printable(field), code: 'unknown_field', message: `${printable(field)} is not a known field; this operation takes no body.` })),
+        fields
+          .slice(0, MAX_DETAILS)
+          .map((field) => ({ path: printable(field), code: 'unknown_field', message: `${printable(field)} is not a known field; this operation takes no body.` })),
       );
     }
   }

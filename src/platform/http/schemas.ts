@@ -4,21 +4,24 @@ import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 
 /** The one error body; referenced by every operation's error responses. */
 export const ErrorResponse = Type.Object(
   {
-    error: Type.Object({
-      code: Type.String({ maxLength: 64, description: 'Stable machine-readable code, e.g. validation_failed.' }),
-      message: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Human-readable explanation.' }),
-      details: Type.Array(
-        Type.Object(
-          {
-            path: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Field the problem is about, e.g. line_items[0].amount.' }),
-            code: Type.String({ maxLength: 64, description: 'Kind of problem, e.g. required, invalid_type, unknown_field.' }),
-            message: Type.String({ maxLength: MAX_ERROR_TEXT }),
-          },
-          { additionalProperties: true, description: 'Some codes add fields of their own, e.g. scope on missing_scope.' },
+    error: Type.Object(
+      {
+        code: Type.String({ maxLength: 64, description: 'Stable machine-readable code, e.g. validation_failed.' }),
+        message: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Human-readable explanation.' }),
+        details: Type.Array(
+          Type.Object(
+            {
+              path: Type.String({ maxLength: MAX_ERROR_TEXT, description: 'Field the problem is about, e.g. line_items[0].amount.' }),
+              code: Type.String({ maxLength: 64, description: 'Kind of problem, e.g. required, invalid_type, unknown_field.' }),
+              message: Type.String({ maxLength: MAX_ERROR_TEXT }),
+            },
+            { additionalProperties: true, description: 'Some codes add fields of their own, e.g. scope on missing_scope.' },
+          ),
+          { maxItems: MAX_ERROR_DETAILS },
         ),
-        { maxItems: MAX_ERROR_DETAILS },
-      ),
-    }, { additionalProperties: false }),
+      },
+      { additionalProperties: false },
+    ),
   },
   {
     $id: 'ErrorResponse',

@@ -81,10 +81,7 @@ export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { ta
             return;
           case 'conflict':
             return done(
-              new AppError(
-                'idempotency_key_conflict',
-                'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.',
-              ),
+              new AppError('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.'),
             );
           case 'in_use':
             return done(

@@ -58,14 +58,7 @@ export async function lookUp(db: Db, transaction: RequestTransaction, scope: Ide
 }
 
 /** Records the reply in `transaction`, so it is stored if and only if the request's writes are. */
-export async function record(
-  db: Db,
-  transaction: RequestTransaction,
-  scope: IdempotencyScope,
-  fingerprint: RequestFingerprint,
-  reply: StoredReply,
-  now: Date,
-): Promise<void> {
+export async function record(db: Db, transaction: RequestTransaction, scope: IdempotencyScope, fingerprint: RequestFingerprint, reply: StoredReply, now: Date): Promise<void> {
   const row = {
     tenant_id: scope.tenantId,
     mode: scope.mode,
@@ -83,9 +76,7 @@ export async function record(
   const query = db
     .insertInto('idempotency_keys')
     .values(row)
-    .onConflict((conflict) =>
-      conflict.columns(['tenant_id', 'mode', 'idempotency_key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', now),
-    )
+    .onConflict((conflict) => conflict.columns(['tenant_id', 'mode', 'idempotency_key']).doUpdateSet(row).where('idempotency_keys.expires_at', '<=', now))
     .returning('idempotency_key')
     .compile();
   const { rows } = await transaction.execute(query);

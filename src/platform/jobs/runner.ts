@@ -263,22 +263,16 @@ export class JobRunner {
       const outcome = await handler(job, this.#clock.now());
       const now = this.#clock.now();
       if (outcome?.rescheduleAt) {
-        await mine()
-          .set({ status: 'queued', run_at: outcome.rescheduleAt, attempts: 0, locked_by: null, locked_until: null, updated_at: now })
-          .execute();
+        await mine().set({ status: 'queued', run_at: outcome.rescheduleAt, attempts: 0, locked_by: null, locked_until: null, updated_at: now }).execute();
       } else {
-        await mine()
-          .set({ status: 'succeeded', locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now })
-          .execute();
+        await mine().set({ status: 'succeeded', locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now }).execute();
       }
     } catch (error) {
       const now = this.#clock.now();
       const message = error instanceof Error ? error.message : String(error);
       this.#log.warn({ err: error, job_id: job.id, job_kind: job.kind, attempt: job.attempts }, 'job failed');
       if (job.attempts >= job.maxAttempts) {
-        await mine()
-          .set({ status: 'failed', last_error: message, locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now })
-          .execute();
+        await mine().set({ status: 'failed', last_error: message, locked_by: null, locked_until: null, dedupe_key: null, updated_at: now, finished_at: now }).execute();
       } else {
         const backoffMs = Math.min(HOUR_MS, 10 * SECOND_MS * 2 ** (job.attempts - 1));
         await mine()
@@ -291,10 +285,6 @@ export class JobRunner {
 
 /** Deletes succeeded and failed jobs that finished before `finishedBefore`; returns how many. */
 export async function deleteFinishedJobs(db: Db, finishedBefore: Date): Promise<number> {
-  const result = await db
-    .deleteFrom('jobs')
-    .where('status', 'in', ['succeeded', 'failed'])
-    .where('finished_at', '<', finishedBefore)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('jobs').where('status', 'in', ['succeeded', 'failed']).where('finished_at', '<', finishedBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -45,10 +45,7 @@ export const PageMeta = Type.Object(
 export function ListEnvelope<T extends TSchema>(item: T) {
   const name = (item as { title?: unknown }).title;
   const title = typeof name === 'string' ? { title: `${name}List` } : {};
-  return Type.Object(
-    { data: Type.Array(item, { maxItems: MAX_LIMIT }), meta: PageMeta },
-    { ...title, additionalProperties: false },
-  );
+  return Type.Object({ data: Type.Array(item, { maxItems: MAX_LIMIT }), meta: PageMeta }, { ...title, additionalProperties: false });
 }
 
 export function toPage<T>(rows: T[], total: number, page: PageRequest) {

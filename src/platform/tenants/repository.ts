@@ -3,17 +3,7 @@ import type { ApiKeysTable, Mode, TenantsTable } from '../../db/types.js';
 
 export type ApiKeyRow = Omit<ApiKeysTable, 'key_hash'>;
 
-const API_KEY_COLUMNS = [
-  'id',
-  'tenant_id',
-  'mode',
-  'name',
-  'key_prefix',
-  'scopes',
-  'rate_limit_per_minute',
-  'created_at',
-  'revoked_at',
-] as const;
+const API_KEY_COLUMNS = ['id', 'tenant_id', 'mode', 'name', 'key_prefix', 'scopes', 'rate_limit_per_minute', 'created_at', 'revoked_at'] as const;
 
 export function insertTenant(db: Db, tenant: TenantsTable): Promise<TenantsTable> {
   return db.insertInto('tenants').values(tenant).returning(['id', 'name', 'created_at']).executeTakeFirstOrThrow();
@@ -72,7 +62,10 @@ export async function renameTenant(db: Db, id: string, name: string): Promise<bo
 }
 
 export async function countTenants(db: Db): Promise<number> {
-  const row = await db.selectFrom('tenants').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('tenants')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 

@@ -11,8 +11,7 @@ export const WORDS_PER_MINUTE = 275;
  */
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
-const renderLinkOpen =
-  markdown.renderer.rules.link_open ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
+const renderLinkOpen = markdown.renderer.rules.link_open ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
 markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   // Links in posts neither pass authority to nor get a handle on the pages they open (Medium's practice).
   tokens[index]!.attrSet('rel', 'noopener noreferrer nofollow');

@@ -110,9 +110,7 @@ describe('creating posts', () => {
 
   it('gives concurrent creates of one title different slugs', async () => {
     const key = await newKey();
-    const replies = await Promise.all(
-      Array.from({ length: 4 }, () => call(platform.app, 'POST', `${BASE}/posts`, { key, body: { title: 'Same title' } })),
-    );
+    const replies = await Promise.all(Array.from({ length: 4 }, () => call(platform.app, 'POST', `${BASE}/posts`, { key, body: { title: 'Same title' } })));
     expect(replies.map((reply) => reply.statusCode)).toEqual([201, 201, 201, 201]);
     const slugs = replies.map((reply) => reply.json().data.slug).sort();
     expect(slugs).toEqual(['same-title', 'same-title-2', 'same-title-3', 'same-title-4']);

@@ -262,9 +262,7 @@ export function insertSubscriber(db: BlogDb, owner: Owner, row: OwnedInsert<Blog
 }
 
 const subscriberById = subscribers.statement((from, values: { id: string }) => from.select(SUBSCRIBER_COLUMNS).where('id', '=', values.id));
-const subscriberByIdForUpdate = subscribers.statement((from, values: { id: string }) =>
-  from.select(SUBSCRIBER_COLUMNS).where('id', '=', values.id).forUpdate(),
-);
+const subscriberByIdForUpdate = subscribers.statement((from, values: { id: string }) => from.select(SUBSCRIBER_COLUMNS).where('id', '=', values.id).forUpdate());
 
 export function findSubscriber(db: BlogDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<SubscriberRow | undefined> {
   return (options.forUpdate ? subscriberByIdForUpdate : subscriberById).first(db, owner, { id });
@@ -298,10 +296,7 @@ export async function deleteSubscriber(db: BlogDb, owner: Owner, id: string): Pr
 
 export async function countSubscribersByStatus(db: BlogDb, owner: Owner, range: TimeRange) {
   const within = (column: 'subscribed_at' | 'unsubscribed_at') => {
-    const bounds = [
-      ...(range.start ? [sql`${sql.ref(column)} >= ${range.start}::timestamptz`] : []),
-      ...(range.end ? [sql`${sql.ref(column)} < ${range.end}::timestamptz`] : []),
-    ];
+    const bounds = [...(range.start ? [sql`${sql.ref(column)} >= ${range.start}::timestamptz`] : []), ...(range.end ? [sql`${sql.ref(column)} < ${range.end}::timestamptz`] : [])];
     return bounds.length > 0 ? sql.join(bounds, sql` and `) : sql`true`;
   };
   const row = await subscribers

@@ -103,7 +103,14 @@ export function blogsRoutes(blogs: BlogsService) {
 
     routes.patch('/posts/:id', {
       config: { scope: MANAGE },
-      schema: { ...posts, operationId: 'blogsUpdatePost', summary: 'Update a post', params: IdParams, body: UpdatePostBody, response: { 200: DataEnvelope(Post), 409: ErrorReply('slug_taken: another post of this tenant and mode uses the slug.') } },
+      schema: {
+        ...posts,
+        operationId: 'blogsUpdatePost',
+        summary: 'Update a post',
+        params: IdParams,
+        body: UpdatePostBody,
+        response: { 200: DataEnvelope(Post), 409: ErrorReply('slug_taken: another post of this tenant and mode uses the slug.') },
+      },
       handler: async (request) => ({ data: await blogs.updatePost(requestContext(request), request.params.id, request.body) }),
     });
 
@@ -197,7 +204,8 @@ export function blogsRoutes(blogs: BlogsService) {
         ...insights,
         operationId: 'blogsGetAnalytics',
         summary: 'Post and subscriber counts, views and top posts',
-        description: 'Counts by status are current; views, published_in_range, new_in_range and unsubscribed_in_range cover the UTC days from..to (inclusive; either may be left out).',
+        description:
+          'Counts by status are current; views, published_in_range, new_in_range and unsubscribed_in_range cover the UTC days from..to (inclusive; either may be left out).',
         querystring: AnalyticsQuery,
         response: { 200: DataEnvelope(Analytics) },
       },

@@ -58,27 +58,33 @@ const CoverImageUrl = Type.String({
 const SeoTitle = Type.String({ maxLength: 300, description: 'Title for search engines and shares, up to 300 characters (engines show about 60); trimmed, blank becomes null.' });
 const SeoDescription = Type.String({ maxLength: 500, description: 'Description for search engines, up to 500 characters (engines show about 155); trimmed, blank becomes null.' });
 
-export const Post = Type.Object({
-  id: Uuid,
-  title: Type.String({ maxLength: 200 }),
-  slug: Type.String({ maxLength: 120 }),
-  excerpt: Nullable(Type.String({ maxLength: 300 })),
-  content: Type.String({ maxLength: 200000, description: 'Markdown as written.' }),
-  content_html: Type.String({ maxLength: 4000000, description: 'The Markdown rendered to HTML: raw HTML escaped, unsafe links dropped, links rel="noopener noreferrer nofollow". Empty for empty content.' }),
-  status: PostStatus,
-  published_at: Nullable(Timestamp),
-  scheduled_for: Nullable(TimestampField('When a scheduled post goes live; null unless status is scheduled.')),
-  categories: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
-  tags: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
-  author_name: Nullable(Type.String({ maxLength: 200 })),
-  cover_image_url: Nullable(Type.String({ maxLength: 2048 })),
-  seo_title: Nullable(Type.String({ maxLength: 300 })),
-  seo_description: Nullable(Type.String({ maxLength: 500 })),
-  reading_time_minutes: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Words / 275, rounded up; at least 1 for any content, 0 for none.' }),
-  view_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads through GET /posts/published/{slug}.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Post', additionalProperties: false });
+export const Post = Type.Object(
+  {
+    id: Uuid,
+    title: Type.String({ maxLength: 200 }),
+    slug: Type.String({ maxLength: 120 }),
+    excerpt: Nullable(Type.String({ maxLength: 300 })),
+    content: Type.String({ maxLength: 200000, description: 'Markdown as written.' }),
+    content_html: Type.String({
+      maxLength: 4000000,
+      description: 'The Markdown rendered to HTML: raw HTML escaped, unsafe links dropped, links rel="noopener noreferrer nofollow". Empty for empty content.',
+    }),
+    status: PostStatus,
+    published_at: Nullable(Timestamp),
+    scheduled_for: Nullable(TimestampField('When a scheduled post goes live; null unless status is scheduled.')),
+    categories: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
+    tags: Type.Array(Type.String({ maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }),
+    author_name: Nullable(Type.String({ maxLength: 200 })),
+    cover_image_url: Nullable(Type.String({ maxLength: 2048 })),
+    seo_title: Nullable(Type.String({ maxLength: 300 })),
+    seo_description: Nullable(Type.String({ maxLength: 500 })),
+    reading_time_minutes: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Words / 275, rounded up; at least 1 for any content, 0 for none.' }),
+    view_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads through GET /posts/published/{slug}.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Post', additionalProperties: false },
+);
 
 export const CreatePostBody = Type.Object(
   {
@@ -170,17 +176,20 @@ export const ListPublishedPostsQuery = ListQuery({
   tag: Filter('Posts with this tag (case-insensitive, whole name).'),
 });
 
-export const Subscriber = Type.Object({
-  id: Uuid,
-  email: Type.String({ maxLength: 320 }),
-  name: Nullable(Type.String({ maxLength: 200 })),
-  status: SubscriberStatus(),
-  source: Type.String({ maxLength: 50, description: 'How the subscriber was added, e.g. api, import, form.' }),
-  subscribed_at: Timestamp,
-  unsubscribed_at: Nullable(TimestampField('When they unsubscribed; null unless status is unsubscribed.')),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Subscriber', additionalProperties: false });
+export const Subscriber = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String({ maxLength: 320 }),
+    name: Nullable(Type.String({ maxLength: 200 })),
+    status: SubscriberStatus(),
+    source: Type.String({ maxLength: 50, description: 'How the subscriber was added, e.g. api, import, form.' }),
+    subscribed_at: Timestamp,
+    unsubscribed_at: Nullable(TimestampField('When they unsubscribed; null unless status is unsubscribed.')),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Subscriber', additionalProperties: false },
+);
 
 const Email = Type.String({ format: 'email', maxLength: 320, description: 'Stored lower-cased; unique per tenant and mode.', examples: ['ada@example.com'] });
 const SubscriberName = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT, description: 'Display name; trimmed.' });
@@ -204,9 +213,7 @@ export const UpdateSubscriberBody = Type.Object(
   {
     email: Type.Optional(Email),
     name: Type.Optional(Nullable(SubscriberName)),
-    status: Type.Optional(
-      SubscriberStatus('unsubscribed sets unsubscribed_at; active clears it (and, coming back from unsubscribed, restarts subscribed_at).'),
-    ),
+    status: Type.Optional(SubscriberStatus('unsubscribed sets unsubscribed_at; active clears it (and, coming back from unsubscribed, restarts subscribed_at).')),
     expected_updated_at: ExpectedUpdatedAt,
   },
   { additionalProperties: false, examples: [{ status: 'unsubscribed' }] },
@@ -217,11 +224,14 @@ export const ListSubscribersQuery = ListQuery({
   search: Filter('Case-insensitive match anywhere in email or name.'),
 });
 
-export const Category = Type.Object({
-  name: Type.String({ maxLength: 50, description: 'The most used spelling of the category.' }),
-  post_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Posts of any status in the category.' }),
-  published_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Published posts in the category.' }),
-}, { title: 'Category', additionalProperties: false });
+export const Category = Type.Object(
+  {
+    name: Type.String({ maxLength: 50, description: 'The most used spelling of the category.' }),
+    post_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Posts of any status in the category.' }),
+    published_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Published posts in the category.' }),
+  },
+  { title: 'Category', additionalProperties: false },
+);
 
 export const ListCategoriesQuery = ListQuery({});
 
@@ -244,27 +254,39 @@ export const AnalyticsQuery = Type.Object(
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
-export const Analytics = Type.Object({
-  range: Type.Object({
-    from: Nullable(Type.String({ maxLength: 10, description: 'First UTC day counted; null: since the beginning.' })),
-    to: Nullable(Type.String({ maxLength: 10, description: 'Last UTC day counted; null: up to now.' })),
-  }, { additionalProperties: false }),
-  posts: Type.Object(
-    { total: Count, draft: Count, scheduled: Count, published: Count, archived: Count, published_in_range: Count },
-    { additionalProperties: false, description: 'Current counts by status; published_in_range counts published posts whose published_at falls in the range.' },
-  ),
-  subscribers: Type.Object(
-    { total: Count, active: Count, unsubscribed: Count, bounced: Count, new_in_range: Count, unsubscribed_in_range: Count },
-    { additionalProperties: false, description: 'Current counts by status; new_in_range by subscribed_at, unsubscribed_in_range by unsubscribed_at.' },
-  ),
-  views: Type.Object({
-    total: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads of published posts in the range.' }),
-    top_posts: Type.Array(
-      Type.Object({ id: Uuid, title: Type.String({ maxLength: MAX_TITLE_LENGTH }), slug: Type.String({ maxLength: 120 }), status: PostStatus, views: Count }, { additionalProperties: false }),
-      { maxItems: 100, description: 'Most read posts in the range, most views first.' },
+export const Analytics = Type.Object(
+  {
+    range: Type.Object(
+      {
+        from: Nullable(Type.String({ maxLength: 10, description: 'First UTC day counted; null: since the beginning.' })),
+        to: Nullable(Type.String({ maxLength: 10, description: 'Last UTC day counted; null: up to now.' })),
+      },
+      { additionalProperties: false },
     ),
-  }, { additionalProperties: false }),
-}, { title: 'BlogAnalytics', additionalProperties: false });
+    posts: Type.Object(
+      { total: Count, draft: Count, scheduled: Count, published: Count, archived: Count, published_in_range: Count },
+      { additionalProperties: false, description: 'Current counts by status; published_in_range counts published posts whose published_at falls in the range.' },
+    ),
+    subscribers: Type.Object(
+      { total: Count, active: Count, unsubscribed: Count, bounced: Count, new_in_range: Count, unsubscribed_in_range: Count },
+      { additionalProperties: false, description: 'Current counts by status; new_in_range by subscribed_at, unsubscribed_in_range by unsubscribed_at.' },
+    ),
+    views: Type.Object(
+      {
+        total: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Reads of published posts in the range.' }),
+        top_posts: Type.Array(
+          Type.Object(
+            { id: Uuid, title: Type.String({ maxLength: MAX_TITLE_LENGTH }), slug: Type.String({ maxLength: 120 }), status: PostStatus, views: Count },
+            { additionalProperties: false },
+          ),
+          { maxItems: 100, description: 'Most read posts in the range, most views first.' },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { title: 'BlogAnalytics', additionalProperties: false },
+);
 
 export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'DeletedObject', additionalProperties: false });
 

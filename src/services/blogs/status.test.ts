@@ -255,7 +255,16 @@ describe('scheduled publishing', () => {
     await moveTo(key, post.id, 'scheduled', when);
     const tenant = await platform.database.db.selectFrom('jobs').select(['tenant_id']).where('dedupe_key', '=', publishJobKey(post.id)).executeTakeFirstOrThrow();
     const handler = createPublishScheduledHandler(platform.database.db);
-    const job = { id: '0', kind: PUBLISH_SCHEDULED_JOB, tenantId: tenant.tenant_id, mode: 'test' as const, payload: { post_id: post.id }, attempts: 1, maxAttempts: 5, runAt: platform.clock.now() };
+    const job = {
+      id: '0',
+      kind: PUBLISH_SCHEDULED_JOB,
+      tenantId: tenant.tenant_id,
+      mode: 'test' as const,
+      payload: { post_id: post.id },
+      attempts: 1,
+      maxAttempts: 5,
+      runAt: platform.clock.now(),
+    };
     // A job that fired early (its post was moved later while it ran) comes back at the post's time.
     expect(await handler(job, platform.clock.now())).toEqual({ rescheduleAt: when });
     expect((await getPost(key, post.id)).status).toBe('scheduled');

@@ -43,14 +43,7 @@ export function billingStateOf(row: SubscriptionRow): BillingState {
  * the caller's transaction so the job and the row never disagree. A queued job for the old
  * boundary is removed; one already running finishes and finds nothing left to do.
  */
-export async function rescheduleClock(
-  jobs: JobRunner,
-  jobsDb: Db,
-  owner: Owner,
-  subscriptionId: string,
-  previous: Date | null,
-  next: Date | null,
-): Promise<void> {
+export async function rescheduleClock(jobs: JobRunner, jobsDb: Db, owner: Owner, subscriptionId: string, previous: Date | null, next: Date | null): Promise<void> {
   if (previous?.getTime() === next?.getTime()) return;
   if (previous) await jobs.cancel(clockJobKey(subscriptionId, previous), jobsDb);
   if (next) {

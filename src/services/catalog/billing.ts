@@ -34,11 +34,7 @@ export interface BillingState {
   pause_resumes_at: Date | null;
 }
 
-export type BillingEvent =
-  | { type: 'trial_ended'; at: Date }
-  | { type: 'renewed'; at: Date; periods: number }
-  | { type: 'resumed'; at: Date }
-  | { type: 'canceled'; at: Date };
+export type BillingEvent = { type: 'trial_ended'; at: Date } | { type: 'renewed'; at: Date; periods: number } | { type: 'resumed'; at: Date } | { type: 'canceled'; at: Date };
 
 /**
  * `anchor` plus `months` calendar months in UTC, keeping the time of day and the anchor's

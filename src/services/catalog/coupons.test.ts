@@ -50,7 +50,15 @@ describe('creating discount codes', () => {
     const key = await newKey();
     const startsAt = inFuture(HOUR_MS);
     const expiresAt = inFuture(DAY_MS);
-    const coupon = await createCoupon(key, { code: 'TENOFF', discount_type: 'amount', amount_off_cents: 1000, currency: 'eur', max_redemptions: 5, starts_at: startsAt, expires_at: expiresAt });
+    const coupon = await createCoupon(key, {
+      code: 'TENOFF',
+      discount_type: 'amount',
+      amount_off_cents: 1000,
+      currency: 'eur',
+      max_redemptions: 5,
+      starts_at: startsAt,
+      expires_at: expiresAt,
+    });
     expect(coupon).toMatchObject({
       discount_type: 'amount',
       percent_off: null,
@@ -158,8 +166,20 @@ describe('reading, listing and updating codes', () => {
 
     const tooLow = expectError(await call(platform.app, 'PATCH', `${BASE}/coupons/${coupon.id}`, { key, body: { max_redemptions: 1 } }), 400, 'validation_failed');
     expect(tooLow.details[0]).toMatchObject({ path: 'max_redemptions', code: 'out_of_range', redeemed_count: 2 });
-    expectError(await call(platform.app, 'PATCH', `${BASE}/coupons/${coupon.id}`, { key, body: { description: 'x', expected_updated_at: current.updated_at } }), 409, 'stale_update');
-    for (const body of [{ code: 'NEW' }, { percent_off: 50 }, { amount_off_cents: 100 }, { redeemed_count: 0 }, { active: null }, { expires_at: '2001-01-01T00:00:00.000Z' }, { starts_at: inFuture(8 * DAY_MS) }]) {
+    expectError(
+      await call(platform.app, 'PATCH', `${BASE}/coupons/${coupon.id}`, { key, body: { description: 'x', expected_updated_at: current.updated_at } }),
+      409,
+      'stale_update',
+    );
+    for (const body of [
+      { code: 'NEW' },
+      { percent_off: 50 },
+      { amount_off_cents: 100 },
+      { redeemed_count: 0 },
+      { active: null },
+      { expires_at: '2001-01-01T00:00:00.000Z' },
+      { starts_at: inFuture(8 * DAY_MS) },
+    ]) {
       expectError(await call(platform.app, 'PATCH', `${BASE}/coupons/${coupon.id}`, { key, body }), 400, 'validation_failed');
     }
     const unlimited = await ok<CouponData>('PATCH', `${BASE}/coupons/${coupon.id}`, key, { max_redemptions: null, expires_at: null });
@@ -218,7 +238,11 @@ describe('redeeming a code when starting a subscription (spec state table)', () 
     const coupon = await createCoupon(key, { code: 'USD5', amount_off_cents: 500, currency: 'USD', max_redemptions: 2 });
     const reply = await start({ coupon_code: '  usd5 ', quantity: 2 });
     expect(reply.statusCode, reply.body).toBe(201);
-    expect(reply.json().data).toMatchObject({ coupon_id: coupon.id, coupon_code: 'USD5', discount: { discount_type: 'amount', amount_off_cents: 500, currency: 'USD', percent_off: null } });
+    expect(reply.json().data).toMatchObject({
+      coupon_id: coupon.id,
+      coupon_code: 'USD5',
+      discount: { discount_type: 'amount', amount_off_cents: 500, currency: 'USD', percent_off: null },
+    });
     expect(await getCoupon(key, coupon.id)).toMatchObject({ redeemed_count: 1, redeemable: true });
   });
 
@@ -292,7 +316,13 @@ describe('redeeming a code when starting a subscription (spec state table)', () 
   });
 });
 
-describeRouteSecurity(() => platform, { method: 'POST', scope: 'service.catalog.manage', url: () => `${BASE}/coupons`, body: () => ({ code: `C${Date.now()}${Math.random().toString(36).slice(2, 8)}`, percent_off: 10 }), addressesOneRow: false });
+describeRouteSecurity(() => platform, {
+  method: 'POST',
+  scope: 'service.catalog.manage',
+  url: () => `${BASE}/coupons`,
+  body: () => ({ code: `C${Date.now()}${Math.random().toString(36).slice(2, 8)}`, percent_off: 10 }),
+  addressesOneRow: false,
+});
 describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.catalog.view', url: () => `${BASE}/coupons`, addressesOneRow: false });
 describeRouteSecurity(() => platform, {
   method: 'GET',

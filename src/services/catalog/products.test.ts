@@ -196,7 +196,11 @@ describe('products', () => {
         })) as never,
       )
       .execute();
-    const error = expectError(await call(platform.app, 'POST', `${BASE}/products/${product.id}/prices`, { key, body: { unit_price_cents: 1, currency: 'usd', billing_interval: 'day' } }), 409, 'conflict');
+    const error = expectError(
+      await call(platform.app, 'POST', `${BASE}/products/${product.id}/prices`, { key, body: { unit_price_cents: 1, currency: 'usd', billing_interval: 'day' } }),
+      409,
+      'conflict',
+    );
     expect(error.details[0]).toMatchObject({ path: 'prices', code: 'limit_reached' });
     expect((await ok<ProductData>('GET', `${BASE}/products/${product.id}`, key)).prices).toHaveLength(100);
   });

@@ -2,14 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
-import type {
-  CatalogCouponsTable,
-  CatalogPricesTable,
-  CatalogProductsTable,
-  CatalogSubscriptionsTable,
-  CatalogTables,
-  SubscriptionStatus,
-} from './tables.js';
+import type { CatalogCouponsTable, CatalogPricesTable, CatalogProductsTable, CatalogSubscriptionsTable, CatalogTables, SubscriptionStatus } from './tables.js';
 
 export type CatalogDb = Kysely<CatalogTables>;
 
@@ -208,9 +201,7 @@ export function insertSubscription(db: CatalogDb, owner: Owner, row: OwnedInsert
 }
 
 const subscriptionById = subscriptions.statement((from, values: { id: string }) => from.select(SUBSCRIPTION_COLUMNS).where('id', '=', values.id));
-const subscriptionByIdForUpdate = subscriptions.statement((from, values: { id: string }) =>
-  from.select(SUBSCRIPTION_COLUMNS).where('id', '=', values.id).forUpdate(),
-);
+const subscriptionByIdForUpdate = subscriptions.statement((from, values: { id: string }) => from.select(SUBSCRIPTION_COLUMNS).where('id', '=', values.id).forUpdate());
 
 export function findSubscription(db: CatalogDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<SubscriptionRow | undefined> {
   return (options.forUpdate ? subscriptionByIdForUpdate : subscriptionById).first(db, owner, { id });
@@ -237,9 +228,7 @@ export function listSubscriptions(db: CatalogDb, owner: Owner, filters: Subscrip
   return subscriptionList.page(db, owner, filters, page);
 }
 
-const productNamesByIds = products.statement((from, values: { ids: string[] }) =>
-  from.select(['id', 'name']).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))),
-);
+const productNamesByIds = products.statement((from, values: { ids: string[] }) => from.select(['id', 'name']).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))));
 
 /** Current names of the given products (one query for a whole page). */
 export async function productNames(db: CatalogDb, owner: Owner, ids: string[]): Promise<Map<string, string>> {

@@ -47,7 +47,13 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.get('/catalog/products', {
       config: { scope: VIEW },
-      schema: { ...products, operationId: 'catalogListProducts', summary: 'List products with their prices, newest first', querystring: ListProductsQuery, response: { 200: ListEnvelope(Product) } },
+      schema: {
+        ...products,
+        operationId: 'catalogListProducts',
+        summary: 'List products with their prices, newest first',
+        querystring: ListProductsQuery,
+        response: { 200: ListEnvelope(Product) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await catalog.listProducts(requestContext(request), filters, { limit, offset });
@@ -110,7 +116,13 @@ export function catalogRoutes(catalog: CatalogService) {
 
     routes.get('/catalog/coupons', {
       config: { scope: VIEW },
-      schema: { ...coupons, operationId: 'catalogListCoupons', summary: 'List discount codes, newest first', querystring: ListCouponsQuery, response: { 200: ListEnvelope(Coupon) } },
+      schema: {
+        ...coupons,
+        operationId: 'catalogListCoupons',
+        summary: 'List discount codes, newest first',
+        querystring: ListCouponsQuery,
+        response: { 200: ListEnvelope(Coupon) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await catalog.listCoupons(requestContext(request), filters, { limit, offset });

@@ -44,28 +44,34 @@ const intervalLimits = Object.entries(MAX_INTERVAL_COUNT)
   .map(([unit, max]) => `${max} for ${unit}`)
   .join(', ');
 
-export const Price = Type.Object({
-  id: Uuid,
-  product_id: Uuid,
-  unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per billing period, in minor units.' }),
-  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
-  billing_interval: BillingIntervalSchema,
-  interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS, description: 'Intervals per billing period (3 with month: quarterly).' }),
-  default: Type.Boolean({ description: "Whether this is the product's default price (used when a subscription names none)." }),
-  created_at: Timestamp,
-}, { title: 'Price', additionalProperties: false });
+export const Price = Type.Object(
+  {
+    id: Uuid,
+    product_id: Uuid,
+    unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per billing period, in minor units.' }),
+    currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
+    billing_interval: BillingIntervalSchema,
+    interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS, description: 'Intervals per billing period (3 with month: quarterly).' }),
+    default: Type.Boolean({ description: "Whether this is the product's default price (used when a subscription names none)." }),
+    created_at: Timestamp,
+  },
+  { title: 'Price', additionalProperties: false },
+);
 
-export const Product = Type.Object({
-  id: Uuid,
-  name: Type.String({ maxLength: 200 }),
-  description: Nullable(Type.String({ maxLength: 5000 })),
-  free_trial_days: Type.Integer({ minimum: 0, maximum: MAX_TRIAL_DAYS, description: '0 = no trial.' }),
-  active: Type.Boolean({ description: 'Inactive products take no new subscriptions; existing ones go on.' }),
-  default_price_id: Nullable(Uuid),
-  prices: Type.Array(Price, { maxItems: 100, description: 'Every price of the product, oldest first.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Product', additionalProperties: false });
+export const Product = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 200 }),
+    description: Nullable(Type.String({ maxLength: 5000 })),
+    free_trial_days: Type.Integer({ minimum: 0, maximum: MAX_TRIAL_DAYS, description: '0 = no trial.' }),
+    active: Type.Boolean({ description: 'Inactive products take no new subscriptions; existing ones go on.' }),
+    default_price_id: Nullable(Uuid),
+    prices: Type.Array(Price, { maxItems: 100, description: 'Every price of the product, oldest first.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Product', additionalProperties: false },
+);
 
 export const CreateProductBody = Type.Object(
   {
@@ -83,7 +89,7 @@ export const UpdateProductBody = Type.Object(
     description: Type.Optional(Nullable(ProductDescription)),
     free_trial_days: Type.Optional(FreeTrialDays()),
     active: Type.Optional(Type.Boolean()),
-    default_price_id: Type.Optional(BodyId('One of the product\'s prices; becomes its default.')),
+    default_price_id: Type.Optional(BodyId("One of the product's prices; becomes its default.")),
     expected_updated_at: ExpectedUpdatedAt,
   },
   { additionalProperties: false, description: 'Only the fields sent change. Trial and price changes apply to new subscriptions only.' },
@@ -91,15 +97,17 @@ export const UpdateProductBody = Type.Object(
 
 export const CreatePriceBody = Type.Object(
   {
-    unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period in ISO 4217 minor units (yen for JPY; fils for KWD, a multiple of 10), 0 to 10,000,000,000.' }),
+    unit_price_cents: Type.Integer({
+      minimum: 0,
+      maximum: MAX_AMOUNT_CENTS,
+      description: 'Price of one unit per period in ISO 4217 minor units (yen for JPY; fils for KWD, a multiple of 10), 0 to 10,000,000,000.',
+    }),
     currency: CurrencyCode,
     billing_interval: BillingIntervalSchema,
     interval_count: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_INTERVALS, default: 1, description: `Intervals per billing period, default 1; at most three years (${intervalLimits}).` }),
     ),
-    default: Type.Optional(
-      Type.Boolean({ description: "true makes this the product's default price. A product's first price is always its default." }),
-    ),
+    default: Type.Optional(Type.Boolean({ description: "true makes this the product's default price. A product's first price is always its default." })),
   },
   { additionalProperties: false, examples: [{ unit_price_cents: 2900, currency: 'usd', billing_interval: 'month' }] },
 );
@@ -118,23 +126,26 @@ const CouponCode = Type.String({
 const CouponDescription = Type.String({ maxLength: 1000, description: 'Internal note, up to 1,000 characters; trimmed, blank becomes null.' });
 const MaxRedemptions = Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS, description: 'How many subscriptions may use it; null = no limit.' });
 
-export const Coupon = Type.Object({
-  id: Uuid,
-  code: Type.String({ maxLength: 80, description: 'As written when created (trimmed); matched case-insensitively.' }),
-  description: Nullable(Type.String({ maxLength: 1000 })),
-  discount_type: DiscountTypeSchema,
-  percent_off: Nullable(Type.Number({ description: '1 to 100 (up to 2 decimals); null for an amount discount.' })),
-  amount_off_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Minor units; null for a percentage discount.' })),
-  currency: Nullable(Type.String({ maxLength: 3, description: 'Currency of an amount discount, upper-case; null for a percentage.' })),
-  max_redemptions: Nullable(Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS })),
-  redeemed_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Subscriptions started with this code.' }),
-  starts_at: Nullable(Timestamp),
-  expires_at: Nullable(Timestamp),
-  active: Type.Boolean({ description: 'Whether the code is switched on (false once retired).' }),
-  redeemable: Type.Boolean({ description: 'True only if active, started (starts_at null or past), not expired (expires_at null or future) and under max_redemptions.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Coupon', additionalProperties: false });
+export const Coupon = Type.Object(
+  {
+    id: Uuid,
+    code: Type.String({ maxLength: 80, description: 'As written when created (trimmed); matched case-insensitively.' }),
+    description: Nullable(Type.String({ maxLength: 1000 })),
+    discount_type: DiscountTypeSchema,
+    percent_off: Nullable(Type.Number({ description: '1 to 100 (up to 2 decimals); null for an amount discount.' })),
+    amount_off_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Minor units; null for a percentage discount.' })),
+    currency: Nullable(Type.String({ maxLength: 3, description: 'Currency of an amount discount, upper-case; null for a percentage.' })),
+    max_redemptions: Nullable(Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS })),
+    redeemed_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Subscriptions started with this code.' }),
+    starts_at: Nullable(Timestamp),
+    expires_at: Nullable(Timestamp),
+    active: Type.Boolean({ description: 'Whether the code is switched on (false once retired).' }),
+    redeemable: Type.Boolean({ description: 'True only if active, started (starts_at null or past), not expired (expires_at null or future) and under max_redemptions.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Coupon', additionalProperties: false },
+);
 
 export const CreateCouponBody = Type.Object(
   {
@@ -143,7 +154,11 @@ export const CreateCouponBody = Type.Object(
     discount_type: Type.Optional(DiscountTypeSchema),
     percent_off: Type.Optional(Type.Number({ minimum: 1, maximum: 100, description: '1 to 100, at most 2 decimals. Send this or amount_off_cents.' })),
     amount_off_cents: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'ISO 4217 minor units off each billing period (yen for JPY; fils for KWD, a multiple of 10); needs currency. Send this or percent_off.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_AMOUNT_CENTS,
+        description: 'ISO 4217 minor units off each billing period (yen for JPY; fils for KWD, a multiple of 10); needs currency. Send this or percent_off.',
+      }),
     ),
     currency: Type.Optional(CurrencyCode),
     max_redemptions: Type.Optional(Nullable(MaxRedemptions)),
@@ -193,34 +208,37 @@ export const Discount = Type.Object(
   { title: 'Discount', additionalProperties: false, description: "The coupon's discount as it was when redeemed; kept even if the coupon is retired." },
 );
 
-export const Subscription = Type.Object({
-  id: Uuid,
-  product_id: Uuid,
-  product_name: Nullable(Type.String({ maxLength: 200, description: "The product's current name." })),
-  price_id: Uuid,
-  contact_id: Nullable(Uuid),
-  contact_name: Nullable(Type.String({ maxLength: 200, description: "The crm contact's current name." })),
-  company_id: Nullable(Uuid),
-  company_name: Nullable(Type.String({ maxLength: 200, description: "The crm company's current name." })),
-  coupon_id: Nullable(Uuid),
-  coupon_code: Nullable(Type.String({ maxLength: 80, description: 'The discount code applied, as the coupon spells it.' })),
-  discount: Nullable(Discount),
-  status: SubscriptionStatusSchema,
-  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'Units billed, 1 to 10000.' }),
-  unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period, before any discount, in minor units.' }),
-  currency: Type.String({ maxLength: 3 }),
-  billing_interval: BillingIntervalSchema,
-  interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS }),
-  billing_cycle_anchor: Timestamp,
-  current_period_start: Timestamp,
-  current_period_end: Timestamp,
-  cancel_at_period_end: Type.Boolean({ description: 'Ends (status canceled) at current_period_end instead of renewing.' }),
-  canceled_at: Nullable(Timestamp),
-  trial_end: Nullable(Timestamp),
-  pause_resumes_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Subscription', additionalProperties: false });
+export const Subscription = Type.Object(
+  {
+    id: Uuid,
+    product_id: Uuid,
+    product_name: Nullable(Type.String({ maxLength: 200, description: "The product's current name." })),
+    price_id: Uuid,
+    contact_id: Nullable(Uuid),
+    contact_name: Nullable(Type.String({ maxLength: 200, description: "The crm contact's current name." })),
+    company_id: Nullable(Uuid),
+    company_name: Nullable(Type.String({ maxLength: 200, description: "The crm company's current name." })),
+    coupon_id: Nullable(Uuid),
+    coupon_code: Nullable(Type.String({ maxLength: 80, description: 'The discount code applied, as the coupon spells it.' })),
+    discount: Nullable(Discount),
+    status: SubscriptionStatusSchema,
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'Units billed, 1 to 10000.' }),
+    unit_price_cents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Price of one unit per period, before any discount, in minor units.' }),
+    currency: Type.String({ maxLength: 3 }),
+    billing_interval: BillingIntervalSchema,
+    interval_count: Type.Integer({ minimum: 1, maximum: MAX_INTERVALS }),
+    billing_cycle_anchor: Timestamp,
+    current_period_start: Timestamp,
+    current_period_end: Timestamp,
+    cancel_at_period_end: Type.Boolean({ description: 'Ends (status canceled) at current_period_end instead of renewing.' }),
+    canceled_at: Nullable(Timestamp),
+    trial_end: Nullable(Timestamp),
+    pause_resumes_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Subscription', additionalProperties: false },
+);
 
 export const StartSubscriptionBody = Type.Object(
   {
@@ -230,7 +248,11 @@ export const StartSubscriptionBody = Type.Object(
     company_id: Type.Optional(BodyId('A crm company; send this or contact_id.')),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, default: 1, description: 'Whole number 1 to 10000; default 1.' })),
     coupon_code: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 80, description: 'A redeemable discount code of the workspace (any case); 400 coupon_not_redeemable if off, not started, expired or used up.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 80,
+        description: 'A redeemable discount code of the workspace (any case); 400 coupon_not_redeemable if off, not started, expired or used up.',
+      }),
     ),
   },
   {
@@ -249,9 +271,7 @@ export const PauseSubscriptionBody = Type.Object(
 
 export const CancelSubscriptionBody = Type.Object(
   {
-    at_period_end: Type.Optional(
-      Type.Boolean({ description: 'true: keep it until current_period_end, then end it (cancel_at_period_end); false or absent: end it now.' }),
-    ),
+    at_period_end: Type.Optional(Type.Boolean({ description: 'true: keep it until current_period_end, then end it (cancel_at_period_end); false or absent: end it now.' })),
     expected_updated_at: ExpectedUpdatedAt,
   },
   { additionalProperties: false, description: 'May be omitted (cancels now).', examples: [{ at_period_end: true }] },

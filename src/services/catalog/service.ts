@@ -190,7 +190,11 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
 
     async listProducts(ctx: RequestContext, filters: { active?: 'true' | 'false' }, page: PageRequest) {
       const { rows, total } = await repository.listProducts(catalog, ctx, { active: toBoolean(filters.active) }, page);
-      const prices = await repository.pricesOfProducts(catalog, ctx, rows.map((row) => row.id));
+      const prices = await repository.pricesOfProducts(
+        catalog,
+        ctx,
+        rows.map((row) => row.id),
+      );
       const pricesOf = groupBy(prices, (price) => price.product_id);
       return { rows: rows.map((row) => presentProduct(row, pricesOf.get(row.id) ?? [])), total };
     },
@@ -222,7 +226,9 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
       const intervalCount = input.interval_count ?? 1;
       const maxCount = MAX_INTERVAL_COUNT[input.billing_interval];
       if (intervalCount > maxCount) {
-        throw invalidField('interval_count', 'out_of_range', `With billing_interval ${input.billing_interval}, interval_count is at most ${maxCount} (three years).`, { maximum: maxCount });
+        throw invalidField('interval_count', 'out_of_range', `With billing_interval ${input.billing_interval}, interval_count is at most ${maxCount} (three years).`, {
+          maximum: maxCount,
+        });
       }
       return inTransaction(async (tx) => {
         const product = await requireProduct(tx, ctx, productId, { forUpdate: true });
@@ -296,7 +302,12 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
       return inTransaction(async (tx) => {
         const current = await requireCoupon(tx, ctx, id, { forUpdate: true });
         assertFresh(input.expected_updated_at, current.updated_at);
-        checkCouponWindow(ctx, startsAt === undefined ? current.starts_at : startsAt, expiresAt === undefined ? current.expires_at : expiresAt, expiresAt !== undefined && expiresAt !== null);
+        checkCouponWindow(
+          ctx,
+          startsAt === undefined ? current.starts_at : startsAt,
+          expiresAt === undefined ? current.expires_at : expiresAt,
+          expiresAt !== undefined && expiresAt !== null,
+        );
         if (input.max_redemptions !== undefined && input.max_redemptions !== null && input.max_redemptions < current.redeemed_count) {
           throw invalidField('max_redemptions', 'out_of_range', `The code was already redeemed ${current.redeemed_count} times; max_redemptions cannot be lower.`, {
             redeemed_count: current.redeemed_count,
@@ -475,7 +486,11 @@ function couponDiscount(input: CreateCouponInput) {
   if (hasPercent && hasAmount) {
     problems.push({ path: 'amount_off_cents', code: 'invalid', message: 'Send percent_off or amount_off_cents, not both.' });
   } else if (!hasPercent && !hasAmount) {
-    problems.push({ path: input.discount_type === 'amount' ? 'amount_off_cents' : 'percent_off', code: 'required', message: 'Send percent_off (1-100) or amount_off_cents with currency.' });
+    problems.push({
+      path: input.discount_type === 'amount' ? 'amount_off_cents' : 'percent_off',
+      code: 'required',
+      message: 'Send percent_off (1-100) or amount_off_cents with currency.',
+    });
   }
   const type = hasAmount && !hasPercent ? 'amount' : 'percent';
   if (input.discount_type !== undefined && (hasPercent || hasAmount) && !(hasPercent && hasAmount) && input.discount_type !== type) {

@@ -181,7 +181,7 @@ describe('starting a subscription', () => {
     });
   });
 
-  it('uses the price sent, which must be one of the product\'s', async () => {
+  it("uses the price sent, which must be one of the product's", async () => {
     const key = await newKey();
     const { product, contact } = await customer(key);
     const biweekly = await addPrice(key, product.id, { unit_price_cents: 450, currency: 'gbp', billing_interval: 'week', interval_count: 2 });
@@ -577,7 +577,13 @@ describe('the billing clock', () => {
     });
     // A duplicate job per subscription, as if delivered twice.
     for (const subscription of subscriptions) {
-      await runners[0]!.enqueue({ kind: SUBSCRIPTION_CLOCK_JOB, runAt: new Date(subscription.current_period_end), tenantId, mode: 'test', payload: { subscription_id: subscription.id } });
+      await runners[0]!.enqueue({
+        kind: SUBSCRIPTION_CLOCK_JOB,
+        runAt: new Date(subscription.current_period_end),
+        tenantId,
+        mode: 'test',
+        payload: { subscription_id: subscription.id },
+      });
     }
     platform.clock.advance(DAY_MS + 2 * DAY_MS + HOUR_MS); // trial end, then two daily renewals
     await Promise.all(runners.map((runner) => runner.runDue()));
@@ -606,9 +612,24 @@ describe('the billing clock', () => {
     const subscription = await subscriptionIn(key, 'active');
     const [job] = await queuedClockJobs(subscription.id);
     const handler = createSubscriptionClockHandler(platform.database.db, catalogRunner);
-    const claimed = { id: '0', kind: SUBSCRIPTION_CLOCK_JOB, tenantId: job!.tenant_id, mode: 'test' as const, payload: { subscription_id: subscription.id }, attempts: 1, maxAttempts: 30, runAt: job!.run_at };
+    const claimed = {
+      id: '0',
+      kind: SUBSCRIPTION_CLOCK_JOB,
+      tenantId: job!.tenant_id,
+      mode: 'test' as const,
+      payload: { subscription_id: subscription.id },
+      attempts: 1,
+      maxAttempts: 30,
+      runAt: job!.run_at,
+    };
     const later = new Date(Date.parse(subscription.current_period_end) + HOUR_MS);
-    for (const variant of [{ mode: 'live' as const }, { payload: { subscription_id: '00000000-0000-4000-8000-000000000000' } }, { payload: { subscription_id: 'nope' } }, { payload: {} }, { tenantId: null }]) {
+    for (const variant of [
+      { mode: 'live' as const },
+      { payload: { subscription_id: '00000000-0000-4000-8000-000000000000' } },
+      { payload: { subscription_id: 'nope' } },
+      { payload: {} },
+      { tenantId: null },
+    ]) {
       await handler({ ...claimed, ...variant }, later);
     }
     expect(await getSubscription(key, subscription.id)).toEqual(subscription);

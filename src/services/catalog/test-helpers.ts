@@ -86,11 +86,7 @@ export function fixtures(getPlatform: () => TestPlatform) {
       return created('POST', `${BASE}/products/${productId}/prices`, key, body);
     },
     /** A product with one price (its default). */
-    async productWithPrice(
-      key: string,
-      product: Record<string, unknown> = {},
-      price: Record<string, unknown> = {},
-    ): Promise<{ product: ProductData; price: PriceData }> {
+    async productWithPrice(key: string, product: Record<string, unknown> = {}, price: Record<string, unknown> = {}): Promise<{ product: ProductData; price: PriceData }> {
       const made = await created<ProductData>('POST', `${BASE}/products`, key, { name: 'Pro plan', ...product });
       const addedPrice = await created<PriceData>('POST', `${BASE}/products/${made.id}/prices`, key, {
         unit_price_cents: 2900,

@@ -55,8 +55,7 @@ describe('contacts', () => {
     const company = await createCompany(key);
     await createContact(key, { name: 'Ada Lovelace', email: 'ada@example.com', company_id: company.id });
     await createContact(key, { name: 'Grace Hopper', email: 'grace@navy.example' });
-    const names = async (query: string) =>
-      (await call(platform.app, 'GET', `${BASE}/contacts?${query}`, { key })).json().data.map((row: { name: string }) => row.name);
+    const names = async (query: string) => (await call(platform.app, 'GET', `${BASE}/contacts?${query}`, { key })).json().data.map((row: { name: string }) => row.name);
     expect(await names('search=LOVE')).toEqual(['Ada Lovelace']);
     expect(await names('search=navy')).toEqual(['Grace Hopper']);
     expect(await names('search=%25')).toEqual([]);

@@ -3,16 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
 import { DataEnvelope, IdParams } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
-import {
-  Company,
-  Contact,
-  CreateCompanyBody,
-  CreateContactBody,
-  ListCompaniesQuery,
-  ListContactsQuery,
-  UpdateCompanyBody,
-  UpdateContactBody,
-} from './schemas.js';
+import { Company, Contact, CreateCompanyBody, CreateContactBody, ListCompaniesQuery, ListContactsQuery, UpdateCompanyBody, UpdateContactBody } from './schemas.js';
 import type { CrmService } from './service.js';
 
 const VIEW = 'service.crm.view';

@@ -14,23 +14,29 @@ const Phone = Type.String({
 });
 const Domain = Type.String({ format: 'hostname', maxLength: 253, description: 'Stored lower-cased.', examples: ['example.com'] });
 
-export const Company = Type.Object({
-  id: Uuid,
-  name: Type.String({ maxLength: 200 }),
-  domain: Nullable(Type.String({ maxLength: 253 })),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Company', additionalProperties: false });
+export const Company = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 200 }),
+    domain: Nullable(Type.String({ maxLength: 253 })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Company', additionalProperties: false },
+);
 
-export const Contact = Type.Object({
-  id: Uuid,
-  name: Type.String({ maxLength: 200 }),
-  email: Nullable(Type.String({ maxLength: 320 })),
-  phone: Nullable(Type.String({ maxLength: 40 })),
-  company_id: Nullable(Uuid),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Contact', additionalProperties: false });
+export const Contact = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 200 }),
+    email: Nullable(Type.String({ maxLength: 320 })),
+    phone: Nullable(Type.String({ maxLength: 40 })),
+    company_id: Nullable(Uuid),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Contact', additionalProperties: false },
+);
 
 export const CreateCompanyBody = Type.Object(
   { name: Name, domain: Type.Optional(Nullable(Domain)) },

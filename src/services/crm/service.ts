@@ -7,14 +7,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { invalidField, notFound } from '../../platform/errors/app-error.js';
 import * as repository from './repository.js';
 import type { CompanyRow, ContactRow, CrmDb } from './repository.js';
-import type {
-  CompanyView,
-  ContactView,
-  CreateCompanyInput,
-  CreateContactInput,
-  UpdateCompanyInput,
-  UpdateContactInput,
-} from './schemas.js';
+import type { CompanyView, ContactView, CreateCompanyInput, CreateContactInput, UpdateCompanyInput, UpdateContactInput } from './schemas.js';
 
 /** Contacts and companies: the records other services point at and show names of. */
 export function createCrmService({ db }: { db: Db }) {

@@ -110,7 +110,12 @@ describe('MFA sign-in', () => {
     expect(completed.headers['cache-control']).toBe('no-store');
     const result = completed.json().data;
     expect(Object.keys(result).sort()).toEqual(['session', 'user']);
-    expect(result.session).toEqual({ token: expect.stringMatching(/^cas_/), jti: expect.stringMatching(/^[0-9a-f-]{36}$/), issued_at: expect.stringMatching(ISO), expires_at: expect.stringMatching(ISO) });
+    expect(result.session).toEqual({
+      token: expect.stringMatching(/^cas_/),
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      issued_at: expect.stringMatching(ISO),
+      expires_at: expect.stringMatching(ISO),
+    });
     expect(result.user).toMatchObject({ id: user.id, email: 'ada@example.com', mfa_enabled: true, last_login_at: result.session.issued_at });
     expect((await call(platform.app, 'POST', `${BASE}/sessions/verify`, { key, body: { token: result.session.token } })).statusCode).toBe(200);
 
@@ -199,7 +204,14 @@ describe('MFA sign-in', () => {
     for (const bad of ['cach_unknown', 'x', `${token}x`]) expectError(await completeMfa(key, bad, codeAt(secret)), 401, 'invalid_challenge');
     platform.clock.advance(5 * MINUTE_MS);
     expectError(await completeMfa(key, token, codeAt(secret)), 401, 'invalid_challenge');
-    for (const body of [{}, { challenge_token: token }, { code: '123456' }, { challenge_token: null, code: '123456' }, { challenge_token: token, code: 123456 }, { challenge_token: token, code: 'x'.repeat(65) }]) {
+    for (const body of [
+      {},
+      { challenge_token: token },
+      { code: '123456' },
+      { challenge_token: null, code: '123456' },
+      { challenge_token: token, code: 123456 },
+      { challenge_token: token, code: 'x'.repeat(65) },
+    ]) {
       expectError(await call(platform.app, 'POST', `${BASE}/sessions/mfa`, { key, body }), 400, 'validation_failed');
     }
   });

@@ -91,7 +91,11 @@ export function findCredentialsByEmail(db: AuthDb, owner: Owner, email: string):
 }
 
 export function findUserIdByEmail(db: AuthDb, owner: Owner, email: string): Promise<{ id: string } | undefined> {
-  return users.select(db, owner).select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+  return users
+    .select(db, owner)
+    .select('id')
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
 }
 
 export interface UserFilters {
@@ -228,9 +232,7 @@ export async function deleteOpenVerifications(db: AuthDb, owner: Owner, userId: 
   await verifications.delete(db, owner).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }
 
-const verificationByTokenHash = verifications.statement((from, values: { tokenHash: string }) =>
-  from.select(VERIFICATION_COLUMNS).where('token_hash', '=', values.tokenHash),
-);
+const verificationByTokenHash = verifications.statement((from, values: { tokenHash: string }) => from.select(VERIFICATION_COLUMNS).where('token_hash', '=', values.tokenHash));
 const verificationByTokenHashForUpdate = verifications.statement((from, values: { tokenHash: string }) =>
   from.select(VERIFICATION_COLUMNS).where('token_hash', '=', values.tokenHash).forUpdate(),
 );
@@ -248,7 +250,11 @@ export async function markVerificationUsed(db: AuthDb, owner: Owner, id: string,
 export async function replaceRecoveryCodes(db: AuthDb, owner: Owner, userId: string, codeHashes: string[], ids: string[], at: Date): Promise<void> {
   await deleteRecoveryCodes(db, owner, userId);
   await recoveryCodes
-    .insert(db, owner, codeHashes.map((code_hash, index) => ({ id: ids[index]!, user_id: userId, code_hash, used_at: null, created_at: at })))
+    .insert(
+      db,
+      owner,
+      codeHashes.map((code_hash, index) => ({ id: ids[index]!, user_id: userId, code_hash, used_at: null, created_at: at })),
+    )
     .execute();
 }
 

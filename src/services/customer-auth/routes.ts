@@ -117,7 +117,8 @@ export function customerAuthRoutes(auth: CustomerAuthService) {
         ...users,
         operationId: 'customerAuthSetPassword',
         summary: 'Set or change the password of an end user',
-        description: 'Refused (400 validation_failed) when shorter than 8 or longer than 256 characters, on the common-password list (detail password_too_common) or equal to the email or its local part (password_matches_email).',
+        description:
+          'Refused (400 validation_failed) when shorter than 8 or longer than 256 characters, on the common-password list (detail password_too_common) or equal to the email or its local part (password_matches_email).',
         params: IdParams,
         body: SetPasswordBody,
         response: { 200: DataEnvelope(EndUser) },

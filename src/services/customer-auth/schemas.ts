@@ -10,8 +10,7 @@ export const MAX_METADATA_BYTES = 16 * 1024;
 /** No control characters, and at least one visible character. */
 const PRINTABLE_TEXT = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
 
-const UserStatus = (description = 'active (may sign in) or disabled (cannot sign in; its sessions are ended).') =>
-  Type.Enum([...USER_STATUSES], { description });
+const UserStatus = (description = 'active (may sign in) or disabled (cannot sign in; its sessions are ended).') => Type.Enum([...USER_STATUSES], { description });
 const Email = Type.String({
   format: 'email',
   maxLength: 320,
@@ -27,8 +26,8 @@ const PictureUrl = Type.String({
   examples: ['https://images.example.com/ada.png'],
 });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), {
-    description: 'Tenant-defined JSON object, up to 16 KB serialised; replaced whole on update.',
-    examples: [{ plan: 'pro', locale: 'en-GB' }],
+  description: 'Tenant-defined JSON object, up to 16 KB serialised; replaced whole on update.',
+  examples: [{ plan: 'pro', locale: 'en-GB' }],
 });
 const NewPassword = Type.String({
   minLength: MIN_PASSWORD_LENGTH,
@@ -40,20 +39,23 @@ const NewPassword = Type.String({
 /** Tokens this service issues are 36-49 characters; the bound only keeps junk out. */
 const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 
-export const EndUser = Type.Object({
-  id: Uuid,
-  email: Type.String({ maxLength: 320 }),
-  name: Nullable(Type.String({ maxLength: 200, description: 'Display name.' })),
-  profile_picture_url: Nullable(Type.String({ maxLength: 2048, description: 'Avatar URL.' })),
-  status: UserStatus(),
-  email_verified_at: Nullable(TimestampField('When the address was last verified; cleared when the email changes.')),
-  mfa_enabled: Type.Boolean({ description: 'Whether TOTP MFA is enabled.' }),
-  mfa_enabled_at: Nullable(Timestamp),
-  last_login_at: Nullable(TimestampField('Last successful sign-in (password, or password and MFA).')),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Tenant-defined metadata bag.' }),
-}, { title: 'EndUser', additionalProperties: false });
+export const EndUser = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String({ maxLength: 320 }),
+    name: Nullable(Type.String({ maxLength: 200, description: 'Display name.' })),
+    profile_picture_url: Nullable(Type.String({ maxLength: 2048, description: 'Avatar URL.' })),
+    status: UserStatus(),
+    email_verified_at: Nullable(TimestampField('When the address was last verified; cleared when the email changes.')),
+    mfa_enabled: Type.Boolean({ description: 'Whether TOTP MFA is enabled.' }),
+    mfa_enabled_at: Nullable(Timestamp),
+    last_login_at: Nullable(TimestampField('Last successful sign-in (password, or password and MFA).')),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Tenant-defined metadata bag.' }),
+  },
+  { title: 'EndUser', additionalProperties: false },
+);
 
 export const CreateUserBody = Type.Object(
   {
@@ -80,9 +82,7 @@ export const UpdateUserBody = Type.Object(
 
 export const ListUsersQuery = ListQuery({
   status: Type.Optional(UserStatus('Only users with this status.')),
-  search: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'Case-insensitive match anywhere in email or name.' }),
-  ),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'Case-insensitive match anywhere in email or name.' })),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'Exact address, any case.' })),
 });
 
@@ -100,10 +100,13 @@ export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { 
 
 // Email verification
 
-export const EmailVerification = Type.Object({
-  token: Type.String({ maxLength: 64, description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
-  expires_at: Timestamp,
-}, { title: 'EmailVerification', additionalProperties: false });
+export const EmailVerification = Type.Object(
+  {
+    token: Type.String({ maxLength: 64, description: 'Single-use secret (cav_...) to put in the link you email; valid 24 hours. Issuing a new one cancels older unused ones.' }),
+    expires_at: Timestamp,
+  },
+  { title: 'EmailVerification', additionalProperties: false },
+);
 
 export const CompleteEmailVerificationBody = Type.Object(
   { token: Secret('The token from POST /users/{id}/email-verifications.') },
@@ -124,27 +127,36 @@ export const IssuedSession = Type.Object(
   { title: 'IssuedSession', additionalProperties: false, description: 'The session; the token is only ever in the reply that issues it.' },
 );
 
-export const SessionInfo = Type.Object({
-  jti: Uuid,
-  issued_at: Timestamp,
-  expires_at: Timestamp,
-}, { title: 'SessionInfo', additionalProperties: false });
+export const SessionInfo = Type.Object(
+  {
+    jti: Uuid,
+    issued_at: Timestamp,
+    expires_at: Timestamp,
+  },
+  { title: 'SessionInfo', additionalProperties: false },
+);
 
-export const ActiveSession = Type.Object({
-  jti: Uuid,
-  issued_at: Timestamp,
-  expires_at: Timestamp,
-  last_used_at: Nullable(TimestampField('Last successful verify (kept to the minute), or null.')),
-}, { title: 'ActiveSession', additionalProperties: false });
+export const ActiveSession = Type.Object(
+  {
+    jti: Uuid,
+    issued_at: Timestamp,
+    expires_at: Timestamp,
+    last_used_at: Nullable(TimestampField('Last successful verify (kept to the minute), or null.')),
+  },
+  { title: 'ActiveSession', additionalProperties: false },
+);
 
 export const UserWithSession = Type.Object({ user: EndUser, session: IssuedSession }, { title: 'EndUserWithSession', additionalProperties: false });
 export const UserWithSessionInfo = Type.Object({ user: EndUser, session: SessionInfo }, { title: 'VerifiedSession', additionalProperties: false });
 
-export const MfaRequired = Type.Object({
-  mfa_required: Type.Literal(true),
-  challenge_token: Type.String({ maxLength: 64, description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
-  expires_at: Timestamp,
-}, { title: 'MfaRequired', additionalProperties: false });
+export const MfaRequired = Type.Object(
+  {
+    mfa_required: Type.Literal(true),
+    challenge_token: Type.String({ maxLength: 64, description: 'Single-use secret (cach_...) for POST /sessions/mfa; valid 5 minutes and for at most 5 wrong codes.' }),
+    expires_at: Timestamp,
+  },
+  { title: 'MfaRequired', additionalProperties: false },
+);
 
 export const LoginBody = Type.Object(
   {
@@ -178,24 +190,30 @@ export const ListSessionsQuery = ListQuery({});
 
 // TOTP
 
-export const TotpEnrollment = Type.Object({
-  secret: Type.String({ maxLength: 32, description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
-  otpauth_url: Type.String({ maxLength: 4096, description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
-}, { title: 'TotpEnrollment', additionalProperties: false });
+export const TotpEnrollment = Type.Object(
+  {
+    secret: Type.String({ maxLength: 32, description: 'Base32 (RFC 4648, no padding) TOTP secret, 160 bits: show it once, as text or as a QR code of otpauth_url.' }),
+    otpauth_url: Type.String({ maxLength: 4096, description: 'otpauth://totp/... URI for authenticator apps (SHA1, 6 digits, 30 seconds).' }),
+  },
+  { title: 'TotpEnrollment', additionalProperties: false },
+);
 
 export const ConfirmTotpBody = Type.Object(
   { code: Type.String({ minLength: 1, maxLength: 64, description: 'The current 6-digit code from the authenticator app.', examples: ['123456'] }) },
   { additionalProperties: false, examples: [{ code: '123456' }] },
 );
 
-export const UserWithRecoveryCodes = Type.Object({
-  user: EndUser,
-  recovery_codes: Type.Array(Type.String({ maxLength: 19 }), {
-    minItems: 10,
-    maxItems: 10,
-    description: '10 single-use codes, xxxx-xxxx-xxxx-xxxx (lower-case letters and digits); shown only in this reply. Any earlier codes stop working.',
-  }),
-}, { title: 'EndUserWithRecoveryCodes', additionalProperties: false });
+export const UserWithRecoveryCodes = Type.Object(
+  {
+    user: EndUser,
+    recovery_codes: Type.Array(Type.String({ maxLength: 19 }), {
+      minItems: 10,
+      maxItems: 10,
+      description: '10 single-use codes, xxxx-xxxx-xxxx-xxxx (lower-case letters and digits); shown only in this reply. Any earlier codes stop working.',
+    }),
+  },
+  { title: 'EndUserWithRecoveryCodes', additionalProperties: false },
+);
 
 export type EndUserView = Static<typeof EndUser>;
 export type CreateUserInput = Static<typeof CreateUserBody>;

@@ -50,9 +50,7 @@ export interface CustomerAuthDeps {
   jobs?: JobRunner;
 }
 
-export type LoginResult =
-  | { kind: 'session'; user: EndUserView; session: IssuedSessionView }
-  | { kind: 'mfa'; mfa_required: true; challenge_token: string; expires_at: Date };
+export type LoginResult = { kind: 'session'; user: EndUserView; session: IssuedSessionView } | { kind: 'mfa'; mfa_required: true; challenge_token: string; expires_at: Date };
 
 /** End users of a tenant: accounts, passwords, email verification, sessions, TOTP MFA. */
 export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuthDeps) {
@@ -323,12 +321,7 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
     async completeMfaLogin(ctx: RequestContext, input: MfaLoginInput): Promise<{ user: EndUserView; session: IssuedSessionView }> {
       const outcome = await inTransaction(async (tx) => {
         const challenge = await repository.findChallengeByTokenHash(tx, ctx, sha256Hex(input.challenge_token), { forUpdate: true });
-        if (
-          !challenge ||
-          challenge.used_at !== null ||
-          challenge.expires_at.getTime() <= ctx.now.getTime() ||
-          challenge.failed_attempts >= MAX_CHALLENGE_FAILURES
-        ) {
+        if (!challenge || challenge.used_at !== null || challenge.expires_at.getTime() <= ctx.now.getTime() || challenge.failed_attempts >= MAX_CHALLENGE_FAILURES) {
           return { kind: 'invalid_challenge' as const };
         }
         const user = await repository.findCredentials(tx, ctx, challenge.user_id, { forUpdate: true });
@@ -512,7 +505,6 @@ function assertAcceptablePassword(password: string, email: string): void {
   const problem = passwordProblem(password, email);
   if (problem) throw invalidField('password', problem.code, problem.message);
 }
-
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -114,7 +114,16 @@ describe('sign-in without MFA', () => {
 
   it('refuses malformed sign-in bodies with 400', async () => {
     const key = await newKey();
-    for (const body of [{}, { email: 'a@example.com' }, { password: PASSWORD }, { email: null, password: PASSWORD }, { email: 'a@example.com', password: '' }, { email: 'a@example.com', password: 'x'.repeat(257) }, { email: 'a\u0000@example.com', password: PASSWORD }, { email: 'a@example.com', password: PASSWORD, remember: true }]) {
+    for (const body of [
+      {},
+      { email: 'a@example.com' },
+      { password: PASSWORD },
+      { email: null, password: PASSWORD },
+      { email: 'a@example.com', password: '' },
+      { email: 'a@example.com', password: 'x'.repeat(257) },
+      { email: 'a\u0000@example.com', password: PASSWORD },
+      { email: 'a@example.com', password: PASSWORD, remember: true },
+    ]) {
       expectError(await call(platform.app, 'POST', `${BASE}/sessions`, { key, body }), 400, 'validation_failed');
     }
   });
@@ -265,18 +274,45 @@ describe('housekeeping', () => {
     const owned = { tenant_id: tenant.id, mode: 'test' };
     const longAgo = new Date('2001-01-01T00:00:00.000Z');
     const id = () => randomUUID();
-    await db.insertInto('customer_auth_sessions').values({ ...owned, jti: id(), user_id: user.id, token_hash: 'old', issued_at: longAgo, expires_at: longAgo, last_used_at: null }).execute();
-    await db.insertInto('customer_auth_challenges').values({ ...owned, id: id(), user_id: user.id, token_hash: 'old', failed_attempts: 0, expires_at: longAgo, used_at: null, created_at: longAgo }).execute();
-    await db.insertInto('customer_auth_email_verifications').values({ ...owned, id: id(), user_id: user.id, email: 'ada@example.com', token_hash: 'old', expires_at: longAgo, used_at: null, created_at: longAgo }).execute();
-    await db.insertInto('customer_auth_login_failures').values({ ...owned, id: id(), email_key: 'old', failed_at: longAgo }).execute();
+    await db
+      .insertInto('customer_auth_sessions')
+      .values({ ...owned, jti: id(), user_id: user.id, token_hash: 'old', issued_at: longAgo, expires_at: longAgo, last_used_at: null })
+      .execute();
+    await db
+      .insertInto('customer_auth_challenges')
+      .values({ ...owned, id: id(), user_id: user.id, token_hash: 'old', failed_attempts: 0, expires_at: longAgo, used_at: null, created_at: longAgo })
+      .execute();
+    await db
+      .insertInto('customer_auth_email_verifications')
+      .values({ ...owned, id: id(), user_id: user.id, email: 'ada@example.com', token_hash: 'old', expires_at: longAgo, used_at: null, created_at: longAgo })
+      .execute();
+    await db
+      .insertInto('customer_auth_login_failures')
+      .values({ ...owned, id: id(), email_key: 'old', failed_at: longAgo })
+      .execute();
     const count = async (table: string) =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n);
-    expect(await Promise.all(['customer_auth_sessions', 'customer_auth_challenges', 'customer_auth_email_verifications', 'customer_auth_login_failures'].map(count))).toEqual([2, 1, 1, 2]);
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('tenant_id', '=', tenant.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await Promise.all(['customer_auth_sessions', 'customer_auth_challenges', 'customer_auth_email_verifications', 'customer_auth_login_failures'].map(count))).toEqual([
+      2, 1, 1, 2,
+    ]);
 
     // Run with real time (not this file's moved clock), so rows of test files running alongside stay.
-    const result = await createSweepHandler(platform.database.db)({ id: id(), kind: SWEEP_JOB, tenantId: null, mode: null, payload: {}, attempts: 1, maxAttempts: 5, runAt: new Date() }, new Date());
+    const result = await createSweepHandler(platform.database.db)(
+      { id: id(), kind: SWEEP_JOB, tenantId: null, mode: null, payload: {}, attempts: 1, maxAttempts: 5, runAt: new Date() },
+      new Date(),
+    );
     expect(result).toEqual({ rescheduleAt: expect.any(Date) });
-    expect(await Promise.all(['customer_auth_sessions', 'customer_auth_challenges', 'customer_auth_email_verifications', 'customer_auth_login_failures'].map(count))).toEqual([1, 0, 0, 1]);
+    expect(await Promise.all(['customer_auth_sessions', 'customer_auth_challenges', 'customer_auth_email_verifications', 'customer_auth_login_failures'].map(count))).toEqual([
+      1, 0, 0, 1,
+    ]);
     expect((await verify(key, live.token)).statusCode).toBe(200);
     const queued = await db.selectFrom('jobs').select('kind').where('dedupe_key', '=', `recurring:${SWEEP_JOB}`).execute();
     expect(queued).toEqual([{ kind: SWEEP_JOB }]);
@@ -325,7 +361,19 @@ describe('logs', () => {
 
     const everything = logLines.join('\n');
     expect(logLines.length).toBeGreaterThanOrEqual(14);
-    const secrets = [secretPassword, 'wrong-canary passphrase 9917', newPassword, 'password123', sessionToken, mfaSession, verificationToken, challengeToken, secret, ...recoveryCodes, ...regenerated];
+    const secrets = [
+      secretPassword,
+      'wrong-canary passphrase 9917',
+      newPassword,
+      'password123',
+      sessionToken,
+      mfaSession,
+      verificationToken,
+      challengeToken,
+      secret,
+      ...recoveryCodes,
+      ...regenerated,
+    ];
     for (const value of secrets) expect(everything, 'a secret reached the log').not.toContain(value);
     // Nor their distinctive parts (a token without its prefix, the TOTP secret lower-cased).
     expect(everything).not.toContain(sessionToken.slice(4));

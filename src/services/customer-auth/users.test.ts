@@ -41,7 +41,13 @@ describe('end users', () => {
     const key = await newKey();
     const response = await call(platform.app, 'POST', `${BASE}/users`, {
       key,
-      body: { email: 'Ada@Example.COM', password: PASSWORD, name: '  Ada Lovelace ', profile_picture_url: 'https://img.example.com/ada.png', metadata: { plan: 'pro', n: [1, { x: null }] } },
+      body: {
+        email: 'Ada@Example.COM',
+        password: PASSWORD,
+        name: '  Ada Lovelace ',
+        profile_picture_url: 'https://img.example.com/ada.png',
+        metadata: { plan: 'pro', n: [1, { x: null }] },
+      },
     });
     expect(response.statusCode, response.body).toBe(201);
     const user = response.json().data;

@@ -46,7 +46,16 @@ describe('CSV export', () => {
         { key: 'note', label: 'Note', type: 'text' },
         { key: 'bio', label: 'Bio', type: 'textarea' },
         { key: 'amount', label: 'Amount', type: 'number' },
-        { key: 'tags', label: 'Tags', type: 'multiselect', options: [{ value: '=a', label: 'A' }, { value: 'b, c', label: 'B' }, { value: 'd', label: 'D' }] },
+        {
+          key: 'tags',
+          label: 'Tags',
+          type: 'multiselect',
+          options: [
+            { value: '=a', label: 'A' },
+            { value: 'b, c', label: 'B' },
+            { value: 'd', label: 'D' },
+          ],
+        },
         { key: 'ok', label: 'OK', type: 'checkbox' },
         { key: 'ref', label: 'Ref', type: 'hidden' },
         { key: 'day', label: 'Day', type: 'date' },
@@ -59,12 +68,9 @@ describe('CSV export', () => {
       ],
       [
         { note: '=HYPERLINK("http://evil.example","click")', bio: '+1+2', amount: 3.25, tags: ['=a'], ok: false, ref: '-campaign' },
-        ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1+2", '3.25', "'=a", 'false', "'-campaign", ''],
+        ['\'=HYPERLINK("http://evil.example","click")', "'+1+2", '3.25', "'=a", 'false', "'-campaign", ''],
       ],
-      [
-        { note: '@SUM(A1:A9)', bio: '\t=1+1', ref: '\r=cmd|x' },
-        ["'@SUM(A1:A9)", "'\t=1+1", '', '', '', "'\r=cmd|x", ''],
-      ],
+      [{ note: '@SUM(A1:A9)', bio: '\t=1+1', ref: '\r=cmd|x' }, ["'@SUM(A1:A9)", "'\t=1+1", '', '', '', "'\r=cmd|x", '']],
       [{ note: 'Zoë 日本語 😀', bio: ' =not at start' }, ['Zoë 日本語 😀', ' =not at start', '', '', '', '', '']],
     ];
     const stored: Array<{ id: string; submitted_at: string }> = [];
@@ -84,9 +90,7 @@ describe('CSV export', () => {
 
     const parsed = records(response.body);
     expect(parsed[0]).toEqual(['id', 'submitted_at', 'read', 'note', 'bio', 'amount', 'tags', 'ok', 'ref', 'day']);
-    expect(parsed.slice(1)).toEqual(
-      rows.map(([, cells], index) => [stored[index]!.id, stored[index]!.submitted_at, index === 1 ? 'true' : 'false', ...cells]),
-    );
+    expect(parsed.slice(1)).toEqual(rows.map(([, cells], index) => [stored[index]!.id, stored[index]!.submitted_at, index === 1 ? 'true' : 'false', ...cells]));
   });
 
   it('streams every row exactly once, oldest first, across keyset batches with tied and sub-millisecond timestamps', async () => {

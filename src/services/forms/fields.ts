@@ -60,8 +60,7 @@ const OPTION_TYPES: readonly FieldType[] = ['select', 'multiselect'];
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 // The same email check the rest of the API uses (ajv-formats' "email").
-const EMAIL_PATTERN =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const EMAIL_PATTERN = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 // Lenient, as the CRM's phone: digits with an optional leading +, spaces, dots, dashes, slashes, brackets.
 const PHONE_PATTERN = /^\+?[0-9 ()./-]+$/;
 const MIN_PHONE_DIGITS = 3;

@@ -15,7 +15,15 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CONTACT_FIELDS = [
   { key: 'name', label: 'Your name', type: 'text', required: true },
   { key: 'email', label: 'Email', type: 'email', required: true },
-  { key: 'topic', label: 'Topic', type: 'select', options: [{ value: 'sales', label: 'Sales' }, { value: 'support', label: 'Support' }] },
+  {
+    key: 'topic',
+    label: 'Topic',
+    type: 'select',
+    options: [
+      { value: 'sales', label: 'Sales' },
+      { value: 'support', label: 'Support' },
+    ],
+  },
   { key: 'message', label: 'Message', type: 'textarea' },
 ];
 const GOOD_ANSWERS = { name: 'Ada', email: 'ada@example.com', topic: 'sales', message: 'Hello' };
@@ -63,7 +71,16 @@ describe('forms', () => {
       fields: [
         { key: 'name', label: 'Your name', type: 'text', required: true },
         { key: 'email', label: 'Email', type: 'email', required: true },
-        { key: 'topic', label: 'Topic', type: 'select', required: false, options: [{ value: 'sales', label: 'Sales' }, { value: 'support', label: 'Support' }] },
+        {
+          key: 'topic',
+          label: 'Topic',
+          type: 'select',
+          required: false,
+          options: [
+            { value: 'sales', label: 'Sales' },
+            { value: 'support', label: 'Support' },
+          ],
+        },
         { key: 'message', label: 'Message', type: 'textarea', required: false },
       ],
       success_message: 'Thanks!',
@@ -124,7 +141,11 @@ describe('forms', () => {
     expect(moved.json().data.slug).toBe('first');
     expect((await call(platform.app, 'GET', `${BASE}/forms/by-slug/first`, { key })).statusCode).toBe(200);
     expectError(await call(platform.app, 'GET', `${BASE}/forms/by-slug/one`, { key }), 404, 'not_found');
-    const stale = expectError(await call(platform.app, 'PATCH', `${BASE}/forms/${form.id}`, { key, body: { name: 'X', expected_updated_at: form.updated_at } }), 409, 'stale_update');
+    const stale = expectError(
+      await call(platform.app, 'PATCH', `${BASE}/forms/${form.id}`, { key, body: { name: 'X', expected_updated_at: form.updated_at } }),
+      409,
+      'stale_update',
+    );
     expect(stale.details[0]).toMatchObject({ path: 'expected_updated_at', current_updated_at: moved.json().data.updated_at });
   });
 
@@ -182,9 +203,10 @@ describe('forms', () => {
     expectError(await call(platform.app, 'GET', `${BASE}/forms/${form.id}`, { key }), 404, 'not_found');
     expectError(await call(platform.app, 'GET', `${BASE}/forms/${form.id}/submissions`, { key }), 404, 'not_found');
     expectError(await call(platform.app, 'DELETE', `${BASE}/forms/${form.id}`, { key }), 404, 'not_found');
-    const left = await sql<{ form_id: string; n: string }>`select form_id, count(*) as n from forms_submissions where form_id in (${form.id}, ${other.id}) group by form_id`.execute(
-      platform.database.db,
-    );
+    const left = await sql<{
+      form_id: string;
+      n: string;
+    }>`select form_id, count(*) as n from forms_submissions where form_id in (${form.id}, ${other.id}) group by form_id`.execute(platform.database.db);
     expect(left.rows.map((row) => [row.form_id, Number(row.n)])).toEqual([[other.id, 1]]);
     expect((await getForm(key, other.id)).submission_count).toBe(1);
   });
@@ -193,9 +215,23 @@ describe('forms', () => {
     const key = await newKey();
     const cases: Array<[unknown[], string, string]> = [
       [[{ key: 'pick', label: 'Pick', type: 'select' }], 'fields[0].options', 'required'],
-      [[{ key: 'a', label: 'A', type: 'text' }, { key: 'b', label: 'B', type: 'text', options: [{ value: 'x', label: 'X' }] }], 'fields[1].options', 'invalid'],
+      [
+        [
+          { key: 'a', label: 'A', type: 'text' },
+          { key: 'b', label: 'B', type: 'text', options: [{ value: 'x', label: 'X' }] },
+        ],
+        'fields[1].options',
+        'invalid',
+      ],
       [[{ key: 'pick', label: 'Pick', type: 'select', options: [] }], 'fields[0].options', 'invalid_length'],
-      [[{ key: 'a', label: 'A', type: 'text' }, { key: 'a', label: 'A again', type: 'email' }], 'fields[1].key', 'invalid_value'],
+      [
+        [
+          { key: 'a', label: 'A', type: 'text' },
+          { key: 'a', label: 'A again', type: 'email' },
+        ],
+        'fields[1].key',
+        'invalid_value',
+      ],
       [[{ key: 'id', label: 'Id', type: 'text' }], 'fields[0].key', 'invalid_value'],
       [[{ key: 'Bad Key', label: 'A', type: 'text' }], 'fields[0].key', 'invalid_format'],
       [[{ key: 'a', label: 'A', type: 'colour' }], 'fields[0].type', 'invalid_value'],
@@ -218,7 +254,22 @@ describe('forms', () => {
     }
     const form = await createForm(key);
     const patched = expectError(
-      await call(platform.app, 'PATCH', `${BASE}/forms/${form.id}`, { key, body: { fields: [{ key: 'm', label: 'M', type: 'multiselect', options: [{ value: 'a', label: 'A' }, { value: 'a', label: 'B' }] }] } }),
+      await call(platform.app, 'PATCH', `${BASE}/forms/${form.id}`, {
+        key,
+        body: {
+          fields: [
+            {
+              key: 'm',
+              label: 'M',
+              type: 'multiselect',
+              options: [
+                { value: 'a', label: 'A' },
+                { value: 'a', label: 'B' },
+              ],
+            },
+          ],
+        },
+      }),
       400,
       'validation_failed',
     );
@@ -266,7 +317,12 @@ describe('submitting', () => {
   it('stores the answers and metadata as unread, and counts them on the form', async () => {
     const key = await newKey();
     const form = await createForm(key);
-    const submission = await submit(key, form, { ...GOOD_ANSWERS, email: ' ada@example.com ', message: '' }, { metadata: { ip: '203.0.113.7', user_agent: 'Mozilla/5.0', utm: { source: 'x' } } });
+    const submission = await submit(
+      key,
+      form,
+      { ...GOOD_ANSWERS, email: ' ada@example.com ', message: '' },
+      { metadata: { ip: '203.0.113.7', user_agent: 'Mozilla/5.0', utm: { source: 'x' } } },
+    );
     expect(submission).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       form_id: form.id,
@@ -311,7 +367,16 @@ describe('submitting', () => {
         { key: 'site', label: 'Site', type: 'url' },
         { key: 'start', label: 'Start', type: 'date', min: '2026-01-01' },
         { key: 'plan', label: 'Plan', type: 'select', options: [{ value: 'basic', label: 'Basic' }] },
-        { key: 'extras', label: 'Extras', type: 'multiselect', max: 1, options: [{ value: 'a', label: 'A' }, { value: 'b', label: 'B' }] },
+        {
+          key: 'extras',
+          label: 'Extras',
+          type: 'multiselect',
+          max: 1,
+          options: [
+            { value: 'a', label: 'A' },
+            { value: 'b', label: 'B' },
+          ],
+        },
         { key: 'terms', label: 'Terms', type: 'checkbox', required: true },
         { key: 'ref', label: 'Ref', type: 'hidden' },
         { key: 'code', label: 'Code', type: 'text', pattern: '[A-Z]{3}' },

@@ -177,12 +177,7 @@ export function setSubmissionRead(db: FormsDb, owner: Owner, formId: string, id:
 }
 
 export function deleteSubmission(db: FormsDb, owner: Owner, formId: string, id: string): Promise<{ id: string; read: boolean } | undefined> {
-  return submissions
-    .delete(db, owner)
-    .where('form_id', '=', formId)
-    .where('id', '=', id)
-    .returning(['id', 'read'])
-    .executeTakeFirst();
+  return submissions.delete(db, owner).where('form_id', '=', formId).where('id', '=', id).returning(['id', 'read']).executeTakeFirst();
 }
 
 /** Where the previous batch ended: the exact timestamp as PostgreSQL prints it, and the id. */
@@ -212,9 +207,7 @@ export function exportBatch(db: FormsDb, owner: Owner, formId: string, after: Ex
   let query = submissions
     .select(db, owner)
     .where('form_id', '=', formId)
-    .select(
-    sql<string>`json_build_array(id, to_char(submitted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), read, data, submitted_at::text)::text`.as('row'),
-  );
+    .select(sql<string>`json_build_array(id, to_char(submitted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), read, data, submitted_at::text)::text`.as('row'));
   if (after) {
     query = query.where((eb) => eb(eb.refTuple('submitted_at', 'id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)));
   }

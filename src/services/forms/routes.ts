@@ -108,7 +108,8 @@ export function formsRoutes(forms: FormsService) {
         ...submissionTags,
         operationId: 'formsSubmit',
         summary: 'Submit a response to a published form',
-        description: 'Only a published form accepts submissions (otherwise 409 form_not_published). The answers are checked against the fields; every problem is one entry of details, at data.<key>.',
+        description:
+          'Only a published form accepts submissions (otherwise 409 form_not_published). The answers are checked against the fields; every problem is one entry of details, at data.<key>.',
         params: SlugParams,
         body: SubmitBody,
         response: { 201: DataEnvelope(Submission), 409: ErrorReply('form_not_published: the form is a draft or closed.') },

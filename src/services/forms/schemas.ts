@@ -31,7 +31,8 @@ const fieldProperties = {
   key: Type.String({
     maxLength: 64,
     pattern: FIELD_KEY_PATTERN,
-    description: 'Name of the value in submissions and the CSV column: a lower-case letter, then up to 63 lower-case letters, digits or underscores. Unique in the form; `id`, `submitted_at` and `read` are reserved.',
+    description:
+      'Name of the value in submissions and the CSV column: a lower-case letter, then up to 63 lower-case letters, digits or underscores. Unique in the form; `id`, `submitted_at` and `read` are reserved.',
     examples: ['email'],
   }),
   label: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'The question as shown; trimmed.' }),
@@ -39,7 +40,9 @@ const fieldProperties = {
     description:
       'text, textarea, email, number, phone, url (absolute http/https), date (YYYY-MM-DD), select (one option value), multiselect (array of option values), checkbox (true/false) or hidden (a string set by the page, not the person).',
   }),
-  required: Type.Boolean({ description: 'Whether an answer is needed. Missing, null, an empty or all-space string and an empty array count as no answer; a required checkbox must be true.' }),
+  required: Type.Boolean({
+    description: 'Whether an answer is needed. Missing, null, an empty or all-space string and an empty array count as no answer; a required checkbox must be true.',
+  }),
   options: Type.Array(FieldOption, {
     minItems: 1,
     maxItems: 500,
@@ -61,7 +64,7 @@ const fieldProperties = {
     minLength: 1,
     maxLength: MAX_PATTERN_LENGTH,
     description:
-      'For text kinds: a JavaScript regular expression (unicode mode) the whole answer must match, as HTML\'s pattern attribute. Refused when it could backtrack catastrophically: backreferences, a repeated group containing | or a variable quantifier (e.g. (a+)+), or too many open-ended repeats for the max_length.',
+      "For text kinds: a JavaScript regular expression (unicode mode) the whole answer must match, as HTML's pattern attribute. Refused when it could backtrack catastrophically: backreferences, a repeated group containing | or a variable quantifier (e.g. (a+)+), or too many open-ended repeats for the max_length.",
     examples: ['[A-Z]{2}[0-9]{4}'],
   }),
 };
@@ -103,27 +106,31 @@ const Fields = Type.Array(FieldInput, {
   description: `The questions, in order (at most ${MAX_FIELDS}). On PATCH the whole list is replaced; submissions already stored keep their values.`,
 });
 
-export const Form = Type.Object({
-  id: Uuid,
-  name: Type.String({ maxLength: 200 }),
-  slug: Type.String({ maxLength: 120, description: 'Unique per tenant and mode; used by GET /forms/by-slug/{slug} and POST /forms/{slug}/submit.' }),
-  description: Nullable(Type.String({ maxLength: 5000 })),
-  status: FormStatus,
-  fields: Type.Array(Field, { maxItems: 100 }),
-  success_message: Nullable(Type.String({ maxLength: 2000, description: 'What to show after a successful submission.' })),
-  redirect_url: Nullable(Type.String({ maxLength: 2048, description: 'Where to send the person after a successful submission.' })),
-  submission_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions stored.' }),
-  unread_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions not yet read.' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Form', additionalProperties: false });
+export const Form = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 200 }),
+    slug: Type.String({ maxLength: 120, description: 'Unique per tenant and mode; used by GET /forms/by-slug/{slug} and POST /forms/{slug}/submit.' }),
+    description: Nullable(Type.String({ maxLength: 5000 })),
+    status: FormStatus,
+    fields: Type.Array(Field, { maxItems: 100 }),
+    success_message: Nullable(Type.String({ maxLength: 2000, description: 'What to show after a successful submission.' })),
+    redirect_url: Nullable(Type.String({ maxLength: 2048, description: 'Where to send the person after a successful submission.' })),
+    submission_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions stored.' }),
+    unread_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Submissions not yet read.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Form', additionalProperties: false },
+);
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name; trimmed.' });
 const Slug = Type.String({
   minLength: 1,
   maxLength: 120,
   pattern: SLUG_PATTERN,
-  description: 'Lower-case letters and digits in hyphen-separated words. Derived from the name when not sent (numbered if taken); an explicit slug that is taken is 409 slug_taken.',
+  description:
+    'Lower-case letters and digits in hyphen-separated words. Derived from the name when not sent (numbered if taken); an explicit slug that is taken is 409 slug_taken.',
   examples: ['contact-us'],
 });
 const Description = Type.String({ maxLength: 5000, description: 'Shown above the questions.' });
@@ -189,15 +196,18 @@ export const FormIdParams = IdParams;
 export const SlugParams = PathParams({ slug: Type.String({ pattern: SLUG_PATTERN, maxLength: 120, examples: ['contact-us'] }) });
 export const SubmissionParams = PathParams({ id: UuidParam, subId: UuidParam });
 
-export const Submission = Type.Object({
-  id: Uuid,
-  form_id: Uuid,
-  data: FreeObject({ description: 'The answers by field key (fields left unanswered are absent).', examples: [{ email: 'ada@example.com', topic: 'sales' }] }),
-  read: Type.Boolean(),
-  read_at: Nullable(Timestamp),
-  submitted_at: Timestamp,
-  metadata: FreeObject({ description: 'What the caller sent as metadata (e.g. ip, user_agent, referrer); {} when none.' }),
-}, { title: 'FormSubmission', additionalProperties: false });
+export const Submission = Type.Object(
+  {
+    id: Uuid,
+    form_id: Uuid,
+    data: FreeObject({ description: 'The answers by field key (fields left unanswered are absent).', examples: [{ email: 'ada@example.com', topic: 'sales' }] }),
+    read: Type.Boolean(),
+    read_at: Nullable(Timestamp),
+    submitted_at: Timestamp,
+    metadata: FreeObject({ description: 'What the caller sent as metadata (e.g. ip, user_agent, referrer); {} when none.' }),
+  },
+  { title: 'FormSubmission', additionalProperties: false },
+);
 
 export const SubmitBody = Type.Object(
   {

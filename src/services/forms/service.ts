@@ -166,8 +166,7 @@ export function createFormsService({ db }: { db: Db }) {
       const [form, rows] = await Promise.all([repository.findForm(forms, ctx, formId), repository.listSubmissions(forms, ctx, formId, filters, page)]);
       if (!form) throw notFound('Form');
       // The form's counters are kept in the same transactions as the rows: no count(*) over a big form.
-      const total =
-        filters.read === undefined ? form.submission_count : filters.read ? form.submission_count - form.unread_count : form.unread_count;
+      const total = filters.read === undefined ? form.submission_count : filters.read ? form.submission_count - form.unread_count : form.unread_count;
       return { rows: rows.map(presentSubmission), total };
     },
 
@@ -203,7 +202,7 @@ export function createFormsService({ db }: { db: Db }) {
       const form = await repository.findForm(forms, ctx, formId);
       if (!form) throw notFound('Form');
       const fields = form.fields;
-            const id = form.id;
+      const id = form.id;
       async function* chunks(): AsyncGenerator<Buffer> {
         yield Buffer.from(headerRow(fields));
         let after: ExportCursor | undefined;

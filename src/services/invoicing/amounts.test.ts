@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDecimal } from '../../lib/money.js';
-import {
-  addDays,
-  checkDecimal,
-  invoiceAmounts,
-  lineAmounts,
-  MIN_AMOUNT_RULE,
-  money,
-  MONEY_RULE,
-  plain,
-  QUANTITY_RULE,
-  TAX_RATE_RULE,
-  UNIT_PRICE_RULE,
-} from './amounts.js';
+import { addDays, checkDecimal, invoiceAmounts, lineAmounts, MIN_AMOUNT_RULE, money, MONEY_RULE, plain, QUANTITY_RULE, TAX_RATE_RULE, UNIT_PRICE_RULE } from './amounts.js';
 import { formatInvoiceNumber, readLines } from './invoices.js';
 import { isInt64Id } from '../../platform/http/schemas.js';
 import { normalizeCountry } from './countries.js';
@@ -63,10 +51,13 @@ describe('line and invoice arithmetic', () => {
     expect(lines[0]).toMatchObject({ description: 'Work', quantity: '1.5', unit_price: '10', tax_rate: '20', subtotal_minor: 1500n, tax_minor: 300n });
     expect(totals.totalMinor).toBe(1800n);
     try {
-      readLines([
-        { description: 'a', quantity: '0', unit_price: '1.00001' },
-        { description: 'b', quantity: '1', unit_price: '1', tax_rate: '100.5' },
-      ], 'USD');
+      readLines(
+        [
+          { description: 'a', quantity: '0', unit_price: '1.00001' },
+          { description: 'b', quantity: '1', unit_price: '1', tax_rate: '100.5' },
+        ],
+        'USD',
+      );
       expect.unreachable();
     } catch (error) {
       expect((error as { details: Array<{ path: string }> }).details.map((detail) => detail.path)).toEqual([
@@ -79,7 +70,12 @@ describe('line and invoice arithmetic', () => {
 
   it('refuses an invoice above the largest amount', () => {
     expect(() => readLines([{ description: 'big', quantity: '1000000000', unit_price: '1000000000000' }], 'USD')).toThrow();
-    expect(() => readLines(Array.from({ length: 2 }, () => ({ description: 'x', quantity: '1', unit_price: '600000000000' })), 'USD')).toThrow();
+    expect(() =>
+      readLines(
+        Array.from({ length: 2 }, () => ({ description: 'x', quantity: '1', unit_price: '600000000000' })),
+        'USD',
+      ),
+    ).toThrow();
   });
 });
 

@@ -100,18 +100,13 @@ describe('amounts in the currency of the invoice (ISO 4217 minor units)', () => 
     expect(payment).toMatchObject({ amount: '0.50', invoice: { amount_due: '119.50' } });
   });
 
-  it('holds three-decimal currencies to the spec\'s 2 decimals: KWD 1.234 is refused, 1.23 is taken', async () => {
+  it("holds three-decimal currencies to the spec's 2 decimals: KWD 1.234 is refused, 1.23 is taken", async () => {
     const key = await newKey();
     const customer = await createCustomer(key, { display_name: 'Kuwait Co', default_currency: 'KWD' });
-    const invoice = await finalize(
-      key,
-      (await createInvoice(key, { customer_id: customer.id, line_items: [{ description: 'Work', quantity: '1', unit_price: '10.125' }] })).id,
-    );
+    const invoice = await finalize(key, (await createInvoice(key, { customer_id: customer.id, line_items: [{ description: 'Work', quantity: '1', unit_price: '10.125' }] })).id);
     expect(invoice).toMatchObject({ currency: 'KWD', total: '10.13', line_items: [{ unit_price: '10.125' }] });
     const refused = await call(platform.app, 'POST', `${BASE}/invoices/${invoice.id}/payments`, { key, body: { amount: '1.234' } });
-    expect(expectError(refused, 400, 'validation_failed').details).toEqual([
-      { path: 'amount', code: 'invalid_format', message: 'amount may have at most 2 decimal places.' },
-    ]);
+    expect(expectError(refused, 400, 'validation_failed').details).toEqual([{ path: 'amount', code: 'invalid_format', message: 'amount may have at most 2 decimal places.' }]);
     expect(await pay(key, invoice.id, { amount: '1.23' })).toMatchObject({ amount: '1.23', invoice: { amount_due: '8.90' } });
   });
 });

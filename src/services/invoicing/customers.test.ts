@@ -157,8 +157,7 @@ describe('reading and listing customers', () => {
     const globex = await createCustomer(key, { display_name: 'Globex', email: 'billing@globex.example' });
     const initech = await createCustomer(key, { display_name: 'Initech 100%' });
     await call(platform.app, 'POST', `${BASE}/customers/${globex.id}/archive`, { key });
-    const names = async (query: string) =>
-      (await call(platform.app, 'GET', `${BASE}/customers?${query}`, { key })).json().data.map((row: CustomerData) => row.display_name);
+    const names = async (query: string) => (await call(platform.app, 'GET', `${BASE}/customers?${query}`, { key })).json().data.map((row: CustomerData) => row.display_name);
     expect(await names('')).toEqual(['Initech 100%', 'Globex', 'Acme Ltd']);
     expect(await names('search=ACME')).toEqual(['Acme Ltd']);
     expect(await names('search=globex.example')).toEqual(['Globex']);
@@ -245,7 +244,13 @@ describe('archiving customers', () => {
 });
 
 const withCustomer = (key: string) => createCustomer(key);
-describeRouteSecurity(() => platform, { method: 'POST', scope: 'service.invoicing.manage', url: () => `${BASE}/customers`, body: () => ({ display_name: 'Acme' }), addressesOneRow: false });
+describeRouteSecurity(() => platform, {
+  method: 'POST',
+  scope: 'service.invoicing.manage',
+  url: () => `${BASE}/customers`,
+  body: () => ({ display_name: 'Acme' }),
+  addressesOneRow: false,
+});
 describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.invoicing.view', url: () => `${BASE}/customers`, addressesOneRow: false });
 describeRouteSecurity(() => platform, {
   method: 'GET',

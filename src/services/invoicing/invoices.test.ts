@@ -103,15 +103,13 @@ describe('creating invoices', () => {
   it('hands concurrent creates distinct consecutive numbers', async () => {
     const key = await newKey();
     const customer = await createCustomer(key);
-    const replies = await Promise.all(
-      Array.from({ length: 8 }, () => call(platform.app, 'POST', `${BASE}/invoices`, { key, body: { customer_id: customer.id } })),
-    );
+    const replies = await Promise.all(Array.from({ length: 8 }, () => call(platform.app, 'POST', `${BASE}/invoices`, { key, body: { customer_id: customer.id } })));
     expect(replies.map((reply) => reply.statusCode)).toEqual(Array(8).fill(201));
     const numbers = replies.map((reply) => reply.json().data.number as string).sort();
     expect(numbers).toEqual(Array.from({ length: 8 }, (_, index) => `INV-00000${index + 1}`));
   });
 
-  it('refuses an unknown customer (400), another tenant\'s customer (400) and an archived one (409 customer_archived)', async () => {
+  it("refuses an unknown customer (400), another tenant's customer (400) and an archived one (409 customer_archived)", async () => {
     const key = await newKey();
     const stranger = await createCustomer(await newKey());
     for (const customerId of [987654321, stranger.id]) {
@@ -354,10 +352,18 @@ describe('payments', () => {
   it('refuses a payment in another currency, or dated in the future', async () => {
     const key = await newKey();
     const open = await openInvoice(key);
-    const currency = expectError(await call(platform.app, 'POST', `${BASE}/invoices/${open.id}/payments`, { key, body: { amount: '1.00', currency: 'EUR' } }), 400, 'validation_failed');
+    const currency = expectError(
+      await call(platform.app, 'POST', `${BASE}/invoices/${open.id}/payments`, { key, body: { amount: '1.00', currency: 'EUR' } }),
+      400,
+      'validation_failed',
+    );
     expect(currency.details[0]).toMatchObject({ path: 'currency' });
     const future = new Date(platform.clock.now().getTime() + DAY_MS).toISOString();
-    const paidAt = expectError(await call(platform.app, 'POST', `${BASE}/invoices/${open.id}/payments`, { key, body: { amount: '1.00', paid_at: future } }), 400, 'validation_failed');
+    const paidAt = expectError(
+      await call(platform.app, 'POST', `${BASE}/invoices/${open.id}/payments`, { key, body: { amount: '1.00', paid_at: future } }),
+      400,
+      'validation_failed',
+    );
     expect(paidAt.details[0]).toMatchObject({ path: 'paid_at', code: 'out_of_range' });
   });
 
@@ -439,7 +445,13 @@ describeRouteSecurity(() => platform, {
   addressesOneRow: false,
 });
 describeRouteSecurity(() => platform, { method: 'GET', scope: VIEW, url: () => `${BASE}/invoices`, addressesOneRow: false });
-describeRouteSecurity(() => platform, { method: 'GET', scope: VIEW, setup: (key) => draftInvoice(key), url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}`, addressesOneRow: true });
+describeRouteSecurity(() => platform, {
+  method: 'GET',
+  scope: VIEW,
+  setup: (key) => draftInvoice(key),
+  url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}`,
+  addressesOneRow: true,
+});
 describeRouteSecurity(() => platform, {
   method: 'PATCH',
   scope: MANAGE,
@@ -448,7 +460,13 @@ describeRouteSecurity(() => platform, {
   body: () => ({ notes: 'changed' }),
   addressesOneRow: true,
 });
-describeRouteSecurity(() => platform, { method: 'DELETE', scope: MANAGE, setup: (key) => draftInvoice(key), url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}`, addressesOneRow: true });
+describeRouteSecurity(() => platform, {
+  method: 'DELETE',
+  scope: MANAGE,
+  setup: (key) => draftInvoice(key),
+  url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}`,
+  addressesOneRow: true,
+});
 describeRouteSecurity(() => platform, {
   method: 'POST',
   scope: MANAGE,
@@ -456,7 +474,13 @@ describeRouteSecurity(() => platform, {
   url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}/finalize`,
   addressesOneRow: true,
 });
-describeRouteSecurity(() => platform, { method: 'POST', scope: MANAGE, setup: (key) => draftInvoice(key), url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}/void`, addressesOneRow: true });
+describeRouteSecurity(() => platform, {
+  method: 'POST',
+  scope: MANAGE,
+  setup: (key) => draftInvoice(key),
+  url: (invoice: InvoiceData) => `${BASE}/invoices/${invoice.id}/void`,
+  addressesOneRow: true,
+});
 describeRouteSecurity(() => platform, {
   method: 'POST',
   scope: MANAGE,

@@ -355,4 +355,3 @@ function invalidTransition(from: InvoiceStatus, to: InvoiceStatus): AppError {
     },
   ]);
 }
-

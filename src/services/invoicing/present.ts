@@ -1,16 +1,7 @@
 import { decimalsAllowed, trimDecimalText } from '../../lib/money.js';
 import { money } from './amounts.js';
 import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
-import type {
-  ApprovalPolicyView,
-  ApprovalView,
-  CreatedCustomerView,
-  CustomerView,
-  InvoiceView,
-  LineItemView,
-  PaymentView,
-  RefundView,
-} from './schemas.js';
+import type { ApprovalPolicyView, ApprovalView, CreatedCustomerView, CustomerView, InvoiceView, LineItemView, PaymentView, RefundView } from './schemas.js';
 
 /** JSON ids are numbers; every id the API shows fits in JSON's exact range. */
 function jsonId(value: string): number {

@@ -86,7 +86,7 @@ describe('refunding a recorded payment', () => {
     expect(paymentOf(after, first.id).refunded_amount).toBe('0.00');
   });
 
-  it('answers 404 when the invoice is unknown or another tenant\'s, or the payment is not on that invoice', async () => {
+  it("answers 404 when the invoice is unknown or another tenant's, or the payment is not on that invoice", async () => {
     const key = await newKey();
     const { invoice, payment } = await paidInvoice(key);
     const other = await paidInvoice(key);
@@ -262,7 +262,14 @@ describe('refunds that need approval', () => {
       decided_at: expect.any(String),
       decision_note: 'Confirmed with the customer',
       decided_by_key_id: expect.any(String),
-      refund: { invoice_id: invoice.id, customer_payment_id: payment.id, amount: '100.00', status: 'succeeded', reason: 'Cancelled order', approval_id: pending.approval_instance_id },
+      refund: {
+        invoice_id: invoice.id,
+        customer_payment_id: payment.id,
+        amount: '100.00',
+        status: 'succeeded',
+        reason: 'Cancelled order',
+        approval_id: pending.approval_instance_id,
+      },
     });
     expect(decision.decided_by_key_id).not.toBe(decision.requested_by_key_id);
     expect((await call(platform.app, 'GET', approvalUrl, { key })).json().data).toEqual(decision);
@@ -362,9 +369,7 @@ describe('concurrency', () => {
     const key = await newKey();
     const { invoice, payment } = await paidInvoice(key, '100.00');
     // 15.00 fits six times into 100.00 (90.00); the seventh would need 105.00.
-    const replies = await Promise.all(
-      Array.from({ length: 20 }, () => refund(key, { invoice_id: invoice.id, customer_payment_id: payment.id, amount: '15.00' })),
-    );
+    const replies = await Promise.all(Array.from({ length: 20 }, () => refund(key, { invoice_id: invoice.id, customer_payment_id: payment.id, amount: '15.00' })));
     const statuses = replies.map((reply) => reply.statusCode);
     expect(statuses.filter((status) => status === 201)).toHaveLength(6);
     expect(statuses.filter((status) => status === 400)).toHaveLength(14);

@@ -8,15 +8,7 @@ import { checkMoney, fitCurrency, MIN_AMOUNT_RULE, minorOf, money, MONEY_RULE } 
 import { presentApproval, presentPolicy, presentRefund } from './present.js';
 import * as repository from './repository.js';
 import type { ApprovalRow, InvoiceRow, InvoicingDb, PaymentRow } from './repository.js';
-import type {
-  ApprovalPolicyView,
-  ApprovalView,
-  CreateApprovalPolicyInput,
-  CreateRefundInput,
-  DecideApprovalInput,
-  PendingApprovalView,
-  RefundView,
-} from './schemas.js';
+import type { ApprovalPolicyView, ApprovalView, CreateApprovalPolicyInput, CreateRefundInput, DecideApprovalInput, PendingApprovalView, RefundView } from './schemas.js';
 import type { ApprovalStatus } from './tables.js';
 
 export type RefundOutcome = { kind: 'refunded'; refund: RefundView } | { kind: 'pending_approval'; pending: PendingApprovalView };
@@ -229,7 +221,15 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
         ctx,
         rows.filter((row) => row.status === 'approved').map((row) => row.id),
       );
-      return { rows: rows.map((row) => presentApproval(row, refunds.find((refund) => refund.approval_id === row.id))), total };
+      return {
+        rows: rows.map((row) =>
+          presentApproval(
+            row,
+            refunds.find((refund) => refund.approval_id === row.id),
+          ),
+        ),
+        total,
+      };
     },
 
     /**
@@ -286,13 +286,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
         if (approval.status !== 'pending') throw alreadyDecided(approval);
         const payment = await repository.findPayment(tx, ctx, approval.invoice_id, approval.customer_payment_id, { forUpdate: true });
         if (!payment) throw notFound('Payment');
-        await repository.adjustPaymentRefunds(
-          tx,
-          ctx,
-          payment.id,
-          { refunded: 0n, reserved: -approval.amount_minor },
-          nextUpdatedAt(payment.updated_at, ctx.now),
-        );
+        await repository.adjustPaymentRefunds(tx, ctx, payment.id, { refunded: 0n, reserved: -approval.amount_minor }, nextUpdatedAt(payment.updated_at, ctx.now));
         const decided = await repository.decideApproval(tx, ctx, approval.id, {
           status: 'rejected',
           decided_by_key_id: ctx.keyId,

@@ -62,7 +62,13 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/customers', {
       config: { scope: VIEW },
-      schema: { ...customers, operationId: 'invoicingListCustomers', summary: 'List customers, newest first', querystring: ListCustomersQuery, response: { 200: ListEnvelope(Customer) } },
+      schema: {
+        ...customers,
+        operationId: 'invoicingListCustomers',
+        summary: 'List customers, newest first',
+        querystring: ListCustomersQuery,
+        response: { 200: ListEnvelope(Customer) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await invoicing.listCustomers(requestContext(request), filters, { limit, offset });
@@ -135,7 +141,13 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/invoices', {
       config: { scope: VIEW },
-      schema: { ...invoices, operationId: 'invoicingListInvoices', summary: 'List invoices, newest first', querystring: ListInvoicesQuery, response: { 200: ListEnvelope(Invoice) } },
+      schema: {
+        ...invoices,
+        operationId: 'invoicingListInvoices',
+        summary: 'List invoices, newest first',
+        querystring: ListInvoicesQuery,
+        response: { 200: ListEnvelope(Invoice) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await invoicing.listInvoices(requestContext(request), filters, { limit, offset });
@@ -145,7 +157,13 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/invoices/:id', {
       config: { scope: VIEW },
-      schema: { ...invoices, operationId: 'invoicingGetInvoice', summary: 'Fetch an invoice with its lines and payments', params: IntegerIdParams, response: { 200: DataEnvelope(Invoice) } },
+      schema: {
+        ...invoices,
+        operationId: 'invoicingGetInvoice',
+        summary: 'Fetch an invoice with its lines and payments',
+        params: IntegerIdParams,
+        response: { 200: DataEnvelope(Invoice) },
+      },
       handler: async (request) => ({ data: await invoicing.getInvoice(requestContext(request), request.params.id) }),
     });
 
@@ -301,7 +319,13 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/approval-policies/:id', {
       config: { scope: VIEW },
-      schema: { ...approvals, operationId: 'invoicingGetApprovalPolicy', summary: 'Fetch an approval policy', params: IntegerIdParams, response: { 200: DataEnvelope(ApprovalPolicy) } },
+      schema: {
+        ...approvals,
+        operationId: 'invoicingGetApprovalPolicy',
+        summary: 'Fetch an approval policy',
+        params: IntegerIdParams,
+        response: { 200: DataEnvelope(ApprovalPolicy) },
+      },
       handler: async (request) => ({ data: await invoicing.getPolicy(requestContext(request), request.params.id) }),
     });
 
@@ -322,7 +346,13 @@ export function invoicingRoutes(invoicing: InvoicingService) {
 
     routes.get('/approvals', {
       config: { scope: VIEW },
-      schema: { ...approvals, operationId: 'invoicingListApprovals', summary: 'List refund approvals, newest first', querystring: ListApprovalsQuery, response: { 200: ListEnvelope(Approval) } },
+      schema: {
+        ...approvals,
+        operationId: 'invoicingListApprovals',
+        summary: 'List refund approvals, newest first',
+        querystring: ListApprovalsQuery,
+        response: { 200: ListEnvelope(Approval) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await invoicing.listApprovals(requestContext(request), filters, { limit, offset });

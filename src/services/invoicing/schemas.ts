@@ -12,8 +12,7 @@ const ONE_LINE_NOT_BLANK = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u00
 /** Free text that may span lines (tabs and newlines allowed, other control characters not). */
 const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
 
-const Text = (maxLength: number, description: string, examples?: string[]) =>
-  Type.String({ maxLength, pattern: ONE_LINE, description, ...(examples ? { examples } : {}) });
+const Text = (maxLength: number, description: string, examples?: string[]) => Type.String({ maxLength, pattern: ONE_LINE, description, ...(examples ? { examples } : {}) });
 
 /** Integer ids as the spec types them (bigint identities; JSON-safe). */
 const Id = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, examples: [42] });
@@ -21,8 +20,7 @@ const Id = (description: string) => Type.Integer({ minimum: 1, maximum: Number.M
 const IdInput = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, examples: [42] });
 
 /** Money and other decimals are sent as numeric strings (or JSON numbers) in major units. */
-const DecimalInput = (description: string, examples: string[]) =>
-  Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()], { description, examples });
+const DecimalInput = (description: string, examples: string[]) => Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()], { description, examples });
 
 /** An ISO 4217 code in any case (unknown codes are 400); stored and returned upper-case. */
 const Currency = (description: string) => Type.String({ format: CURRENCY_FORMAT, minLength: 3, maxLength: 3, description, examples: ['USD'] });
@@ -64,10 +62,13 @@ const customerProperties = {
 };
 
 /** The customer as read, listed and updated: with `notes`. */
-export const Customer = Type.Object({
-  ...customerProperties,
-  notes: Nullable(Type.String({ maxLength: 5000, description: 'Private notes.' })),
-}, { title: 'Customer', additionalProperties: false });
+export const Customer = Type.Object(
+  {
+    ...customerProperties,
+    notes: Nullable(Type.String({ maxLength: 5000, description: 'Private notes.' })),
+  },
+  { title: 'Customer', additionalProperties: false },
+);
 
 /** The customer in the create reply: the spec leaves `notes` out (no key at all). */
 export const CreatedCustomer = Type.Object(customerProperties, {
@@ -122,16 +123,19 @@ const InvoiceStatus = Type.Enum([...INVOICE_STATUSES], {
   description: 'draft (editable) -> open (finalized) -> partially_paid / paid (by payments); void from draft or open.',
 });
 
-export const LineItem = Type.Object({
-  id: Id('Line item id.'),
-  description: Type.String({ maxLength: 1000 }),
-  quantity: Type.String({ maxLength: 40, description: 'Decimal, up to 4 places.', examples: ['3'] }),
-  unit_price: Type.String({ maxLength: 40, description: 'Major units, at least the currency\'s places (2; JPY 0), up to 4.', examples: ['33.333'] }),
-  tax_rate: Nullable(Type.String({ maxLength: 40, description: 'Percent, up to 4 places; null for no tax.', examples: ['20'] })),
-  subtotal: Money('round_half_up(quantity x unit_price, d), d = the currency\'s decimals (2; JPY 0).'),
-  tax: Money('round_half_up(subtotal x tax_rate / 100, d).'),
-  total: Money('subtotal + tax.'),
-}, { title: 'InvoiceLineItem', additionalProperties: false });
+export const LineItem = Type.Object(
+  {
+    id: Id('Line item id.'),
+    description: Type.String({ maxLength: 1000 }),
+    quantity: Type.String({ maxLength: 40, description: 'Decimal, up to 4 places.', examples: ['3'] }),
+    unit_price: Type.String({ maxLength: 40, description: "Major units, at least the currency's places (2; JPY 0), up to 4.", examples: ['33.333'] }),
+    tax_rate: Nullable(Type.String({ maxLength: 40, description: 'Percent, up to 4 places; null for no tax.', examples: ['20'] })),
+    subtotal: Money("round_half_up(quantity x unit_price, d), d = the currency's decimals (2; JPY 0)."),
+    tax: Money('round_half_up(subtotal x tax_rate / 100, d).'),
+    total: Money('subtotal + tax.'),
+  },
+  { title: 'InvoiceLineItem', additionalProperties: false },
+);
 
 const paymentProperties = {
   id: Id('Payment id (the customer_payment_id of a refund).'),
@@ -149,35 +153,41 @@ const paymentProperties = {
 
 export const Payment = Type.Object(paymentProperties, { title: 'InvoicePayment', additionalProperties: false });
 
-export const Invoice = Type.Object({
-  id: Id('Invoice id.'),
-  number: Type.String({ maxLength: 32, description: 'Sequential per tenant and mode, assigned at creation, never reused.', examples: ['INV-000001'] }),
-  customer_id: Id('Customer billed.'),
-  status: InvoiceStatus,
-  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
-  issue_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
-  due_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
-  notes: Nullable(Type.String({ maxLength: 5000 })),
-  line_items: Type.Array(LineItem, { maxItems: 100 }),
-  subtotal: Money('Sum of line subtotals.'),
-  tax_total: Money('Sum of line taxes.'),
-  total: Money('subtotal + tax_total.'),
-  amount_paid: Money('Sum of payments received (refunds do not lower it).'),
-  amount_refunded: Money('Sum of succeeded refunds.'),
-  amount_due: Money('total - amount_paid; 0 on paid and void invoices. Refunds do not make an invoice due again.'),
-  payments: Type.Array(Payment),
-  finalized_at: Nullable(Timestamp),
-  paid_at: Nullable(Timestamp),
-  voided_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Invoice', additionalProperties: false });
+export const Invoice = Type.Object(
+  {
+    id: Id('Invoice id.'),
+    number: Type.String({ maxLength: 32, description: 'Sequential per tenant and mode, assigned at creation, never reused.', examples: ['INV-000001'] }),
+    customer_id: Id('Customer billed.'),
+    status: InvoiceStatus,
+    currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.' }),
+    issue_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
+    due_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD.' }),
+    notes: Nullable(Type.String({ maxLength: 5000 })),
+    line_items: Type.Array(LineItem, { maxItems: 100 }),
+    subtotal: Money('Sum of line subtotals.'),
+    tax_total: Money('Sum of line taxes.'),
+    total: Money('subtotal + tax_total.'),
+    amount_paid: Money('Sum of payments received (refunds do not lower it).'),
+    amount_refunded: Money('Sum of succeeded refunds.'),
+    amount_due: Money('total - amount_paid; 0 on paid and void invoices. Refunds do not make an invoice due again.'),
+    payments: Type.Array(Payment),
+    finalized_at: Nullable(Timestamp),
+    paid_at: Nullable(Timestamp),
+    voided_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Invoice', additionalProperties: false },
+);
 
 const LineItemInput = Type.Object(
   {
     description: Type.String({ minLength: 1, maxLength: 1000, pattern: ONE_LINE_NOT_BLANK, description: 'What is billed; trimmed.', examples: ['Consulting, November'] }),
     quantity: DecimalInput('Greater than 0, up to 4 decimal places, at most 1,000,000,000; a numeric string (or number).', ['3', '1.5']),
-    unit_price: DecimalInput('Major units, 0 or more, up to 4 decimal places (whole numbers in currencies without a minor unit, such as JPY); a numeric string (or number).', ['33.333', '120.00']),
+    unit_price: DecimalInput('Major units, 0 or more, up to 4 decimal places (whole numbers in currencies without a minor unit, such as JPY); a numeric string (or number).', [
+      '33.333',
+      '120.00',
+    ]),
     tax_rate: Type.Optional(Nullable(DecimalInput('Percent, 0 to 100, up to 4 decimal places; null or absent for no tax.', ['20', '8.875']))),
   },
   { additionalProperties: false },
@@ -196,7 +206,8 @@ const invoiceInputs = {
 
 export const CreateInvoiceBody = Type.Object(invoiceInputs, {
   additionalProperties: false,
-  description: 'Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, d), tax round_half_up(subtotal x rate / 100, d), d = the currency decimals (2; JPY 0); totals are sums.',
+  description:
+    'Creates a draft with the next number. Amounts: per line round_half_up(quantity x unit_price, d), tax round_half_up(subtotal x rate / 100, d), d = the currency decimals (2; JPY 0); totals are sums.',
   examples: [
     {
       customer_id: 1,
@@ -245,25 +256,31 @@ export const RecordedPayment = Type.Object(
 
 // Refunds
 
-export const Refund = Type.Object({
-  id: Id('Refund id.'),
-  invoice_id: Id('Invoice the payment was applied to.'),
-  customer_payment_id: Id('Payment refunded.'),
-  amount: Money('Numeric string, major units.'),
-  status: Type.Literal('succeeded', { description: 'Refunds are recorded (money returned outside the API), so they are succeeded when created.' }),
-  currency: Type.String({ maxLength: 3 }),
-  method: Type.String({ maxLength: 50 }),
-  reason: Nullable(Type.String({ maxLength: 500 })),
-  approval_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The approval that released this refund, if one was needed.' })),
-  created_at: Timestamp,
-}, { title: 'Refund', additionalProperties: false });
+export const Refund = Type.Object(
+  {
+    id: Id('Refund id.'),
+    invoice_id: Id('Invoice the payment was applied to.'),
+    customer_payment_id: Id('Payment refunded.'),
+    amount: Money('Numeric string, major units.'),
+    status: Type.Literal('succeeded', { description: 'Refunds are recorded (money returned outside the API), so they are succeeded when created.' }),
+    currency: Type.String({ maxLength: 3 }),
+    method: Type.String({ maxLength: 50 }),
+    reason: Nullable(Type.String({ maxLength: 500 })),
+    approval_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The approval that released this refund, if one was needed.' })),
+    created_at: Timestamp,
+  },
+  { title: 'Refund', additionalProperties: false },
+);
 
-export const PendingApproval = Type.Object({
-  pending_approval: Type.Literal(true),
-  approval_instance_id: Id('Approval id; poll approval_status_url.'),
-  approval_status_url: Type.String({ maxLength: 2048, format: 'uri', description: 'Absolute URL of GET /invoicing/approvals/{id}.' }),
-  message: Type.String({ maxLength: 500 }),
-}, { title: 'PendingApproval', additionalProperties: false });
+export const PendingApproval = Type.Object(
+  {
+    pending_approval: Type.Literal(true),
+    approval_instance_id: Id('Approval id; poll approval_status_url.'),
+    approval_status_url: Type.String({ maxLength: 2048, format: 'uri', description: 'Absolute URL of GET /invoicing/approvals/{id}.' }),
+    message: Type.String({ maxLength: 500 }),
+  },
+  { title: 'PendingApproval', additionalProperties: false },
+);
 
 export const CreateRefundBody = Type.Object(
   {
@@ -287,51 +304,66 @@ export const ListRefundsQuery = ListQuery({
 
 // Approval policies and approvals
 
-export const ApprovalPolicy = Type.Object({
-  id: Id('Policy id.'),
-  action: Type.Literal('refund'),
-  min_amount: Money('Refunds of this amount or more need approval.'),
-  currency: Nullable(Type.String({ maxLength: 3, description: 'Only refunds in this currency; null: any currency (amounts compared as numbers).' })),
-  created_at: Timestamp,
-}, { title: 'ApprovalPolicy', additionalProperties: false });
+export const ApprovalPolicy = Type.Object(
+  {
+    id: Id('Policy id.'),
+    action: Type.Literal('refund'),
+    min_amount: Money('Refunds of this amount or more need approval.'),
+    currency: Nullable(Type.String({ maxLength: 3, description: 'Only refunds in this currency; null: any currency (amounts compared as numbers).' })),
+    created_at: Timestamp,
+  },
+  { title: 'ApprovalPolicy', additionalProperties: false },
+);
 
 export const CreateApprovalPolicyBody = Type.Object(
   {
     action: Type.Literal('refund', { description: 'The action that needs approval; only refund exists.' }),
-    min_amount: DecimalInput(`Major units, 0 or more (0: every refund), at most 2 decimal places (0 with a currency without a minor unit, such as JPY), at most ${MAX_AMOUNT_TEXT}.`, ['500.00']),
+    min_amount: DecimalInput(
+      `Major units, 0 or more (0: every refund), at most 2 decimal places (0 with a currency without a minor unit, such as JPY), at most ${MAX_AMOUNT_TEXT}.`,
+      ['500.00'],
+    ),
     currency: Type.Optional(Currency('Only refunds in this currency match; absent: refunds in any currency.')),
   },
-  { additionalProperties: false, examples: [{ action: 'refund', min_amount: '500.00' }, { action: 'refund', min_amount: '1000', currency: 'EUR' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { action: 'refund', min_amount: '500.00' },
+      { action: 'refund', min_amount: '1000', currency: 'EUR' },
+    ],
+  },
 );
 
 export const ListApprovalPoliciesQuery = ListQuery({});
 
 const ApprovalStatus = Type.Enum([...APPROVAL_STATUSES], { description: 'pending until approved or rejected; deciding happens once.' });
 
-export const Approval = Type.Object({
-  id: Id('Approval id (approval_instance_id).'),
-  status: ApprovalStatus,
-  action: Type.Literal('refund'),
-  policy_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The policy that matched (it may since have been deleted).' })),
-  request: Type.Object(
-    {
-      invoice_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-      customer_payment_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-      amount: Money('Reserved on the payment while pending.'),
-      currency: Type.String({ maxLength: 3 }),
-      method: Type.String({ maxLength: 50 }),
-      reason: Nullable(Type.String({ maxLength: 500 })),
-    },
-    { additionalProperties: false, description: 'The refund request held for approval.' },
-  ),
-  requested_by_key_id: Type.String({ maxLength: 36, description: 'API key that asked for the refund.' }),
-  decided_by_key_id: Nullable(Type.String({ maxLength: 36, description: 'API key that approved or rejected it.' })),
-  decided_at: Nullable(Timestamp),
-  decision_note: Nullable(Type.String({ maxLength: 1000 })),
-  refund: Nullable(Refund),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'Approval', additionalProperties: false });
+export const Approval = Type.Object(
+  {
+    id: Id('Approval id (approval_instance_id).'),
+    status: ApprovalStatus,
+    action: Type.Literal('refund'),
+    policy_id: Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The policy that matched (it may since have been deleted).' })),
+    request: Type.Object(
+      {
+        invoice_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+        customer_payment_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+        amount: Money('Reserved on the payment while pending.'),
+        currency: Type.String({ maxLength: 3 }),
+        method: Type.String({ maxLength: 50 }),
+        reason: Nullable(Type.String({ maxLength: 500 })),
+      },
+      { additionalProperties: false, description: 'The refund request held for approval.' },
+    ),
+    requested_by_key_id: Type.String({ maxLength: 36, description: 'API key that asked for the refund.' }),
+    decided_by_key_id: Nullable(Type.String({ maxLength: 36, description: 'API key that approved or rejected it.' })),
+    decided_at: Nullable(Timestamp),
+    decision_note: Nullable(Type.String({ maxLength: 1000 })),
+    refund: Nullable(Refund),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Approval', additionalProperties: false },
+);
 
 export const DecideApprovalBody = Type.Object(
   { note: Type.Optional(Nullable(Type.String({ maxLength: 1000, pattern: MULTI_LINE, description: 'Why; stored as decision_note.' }))) },

@@ -66,7 +66,13 @@ describe('creating a checkout session', () => {
     expect(atCap.amount_total_cents).toBe(99_999_999);
     const over = await call(platform.app, 'POST', SESSIONS, {
       key,
-      body: { ...SESSION_BODY, line_items: [{ name: 'A', unit_amount_cents: 33_333_333, quantity: 3 }, { name: 'B', unit_amount_cents: 1, quantity: 1 }] },
+      body: {
+        ...SESSION_BODY,
+        line_items: [
+          { name: 'A', unit_amount_cents: 33_333_333, quantity: 3 },
+          { name: 'B', unit_amount_cents: 1, quantity: 1 },
+        ],
+      },
     });
     expect(expectError(over, 400, 'validation_failed').details[0]).toMatchObject({ path: 'line_items', code: 'out_of_range', maximum: 99_999_999 });
     const biggest = await call(platform.app, 'POST', SESSIONS, {

@@ -7,7 +7,16 @@ import { freePort } from '../../../test/processes/server-process.js';
 import { BASE, SESSION_BODY } from './test-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 // Skipped only on a developer machine without Chromium; CI installs it (.ci/run) and always runs this.
 describe.runIf(existsSync(CHROMIUM) || Boolean(process.env.CI))('hosted checkout in headless Chromium', () => {

@@ -42,7 +42,14 @@ describe('_cents of checkout sessions and payment links in ISO 4217 minor units'
     const key = await newKey();
     const session = await call(platform.app, 'POST', `${BASE}/checkout-sessions`, {
       key,
-      body: { ...SESSION_BODY, currency: 'kwd', line_items: [{ name: 'A', unit_amount_cents: 1230, quantity: 1 }, { name: 'B', unit_amount_cents: 1235, quantity: 2 }] },
+      body: {
+        ...SESSION_BODY,
+        currency: 'kwd',
+        line_items: [
+          { name: 'A', unit_amount_cents: 1230, quantity: 1 },
+          { name: 'B', unit_amount_cents: 1235, quantity: 2 },
+        ],
+      },
     });
     expect(expectError(session, 400, 'validation_failed').details).toEqual([
       { path: 'line_items[1].unit_amount_cents', code: 'invalid_value', message: KWD_MESSAGE('line_items[1].unit_amount_cents') },

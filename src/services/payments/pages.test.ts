@@ -1,19 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
-import {
-  createLink,
-  createSession,
-  DECLINED_CARD,
-  getLink,
-  getSession,
-  GOOD_CARD,
-  LINK_BODY,
-  openPage,
-  pathOf,
-  paySession,
-  postForm,
-  SESSION_BODY,
-} from './test-helpers.js';
+import { createLink, createSession, DECLINED_CARD, getLink, getSession, GOOD_CARD, LINK_BODY, openPage, pathOf, paySession, postForm, SESSION_BODY } from './test-helpers.js';
 
 let platform: TestPlatform;
 beforeAll(async () => {
@@ -86,7 +73,7 @@ describe('the hosted checkout page', () => {
     expect(html).toContain('href="https://shop.example.com/cart?a=1&amp;b=&quot;2&quot;"');
   });
 
-  it('formats totals with the currency minor units (at most the spec\'s 2 decimals)', async () => {
+  it("formats totals with the currency minor units (at most the spec's 2 decimals)", async () => {
     const key = await newKey();
     const yen = await createSession(platform, key, { amount_cents: 1500, description: 'Tea', currency: 'JPY', success_url: 'https://example.com/' });
     expect((await openPage(platform, `/checkout/${yen.id}`)).html).toContain('Pay ¥1,500');
@@ -220,7 +207,12 @@ describe('paying on the hosted page', () => {
   it('takes only form posts of a sane size on the page, answering HTML', async () => {
     const key = await newKey();
     const session = await createSession(platform, key);
-    const json = await platform.app.inject({ method: 'POST', url: `/checkout/${session.id}`, headers: { 'content-type': 'application/json' }, payload: '{"card_number":"4242424242424242"}' });
+    const json = await platform.app.inject({
+      method: 'POST',
+      url: `/checkout/${session.id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"card_number":"4242424242424242"}',
+    });
     expect(json.statusCode).toBe(415);
     expect(json.headers['content-type']).toContain('text/html');
     const text = await platform.app.inject({ method: 'POST', url: `/checkout/${session.id}`, headers: { 'content-type': 'text/plain' }, payload: 'hello' });
@@ -336,7 +328,11 @@ describe('payment link pages', () => {
     const link = await createLink(platform, key);
     const head = await platform.app.inject({ method: 'HEAD', url: `/pay/${link.id}` });
     expect(head.statusCode).toBeGreaterThanOrEqual(400);
-    const list = await platform.app.inject({ method: 'GET', url: `/api/v1/services/payments/checkout-sessions?payment_link_id=${link.id}`, headers: { authorization: `Bearer ${key}` } });
+    const list = await platform.app.inject({
+      method: 'GET',
+      url: `/api/v1/services/payments/checkout-sessions?payment_link_id=${link.id}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(list.json().meta.total).toBe(0);
   });
 

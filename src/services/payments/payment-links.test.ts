@@ -116,7 +116,12 @@ describe('payment links', () => {
     });
     const itemised = await call(platform.app, 'PATCH', `${LINKS}/${link.id}`, {
       key,
-      body: { line_items: [{ name: 'A', unit_amount_cents: 100, quantity: 2 }, { name: 'B', unit_amount_cents: 50, quantity: 1 }] },
+      body: {
+        line_items: [
+          { name: 'A', unit_amount_cents: 100, quantity: 2 },
+          { name: 'B', unit_amount_cents: 50, quantity: 1 },
+        ],
+      },
     });
     expect(itemised.json().data).toMatchObject({ amount_cents: null, description: null, amount_total_cents: 250 });
   });

@@ -51,16 +51,9 @@ describe('card checks', () => {
   });
 
   it('recognises the common brands', () => {
-    expect(['4242424242424242', '5555555555554444', '2223003122003222', '378282246310005', '6011111111111117', '3056930009020004', '3566002020360505', '9999'].map(cardBrand)).toEqual([
-      'visa',
-      'mastercard',
-      'mastercard',
-      'amex',
-      'discover',
-      'diners',
-      'jcb',
-      'unknown',
-    ]);
+    expect(
+      ['4242424242424242', '5555555555554444', '2223003122003222', '378282246310005', '6011111111111117', '3056930009020004', '3566002020360505', '9999'].map(cardBrand),
+    ).toEqual(['visa', 'mastercard', 'mastercard', 'amex', 'discover', 'diners', 'jcb', 'unknown']);
   });
 });
 
@@ -111,7 +104,10 @@ describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
       message: 'Your card was declined.',
       declineCode: 'generic_decline',
     });
-    expect(await stripe.confirm({ paymentIntentId: id, card: card('4000002500003155'), idempotencyKey: 'a2' })).toMatchObject({ status: 'declined', declineCode: 'authentication_required' });
+    expect(await stripe.confirm({ paymentIntentId: id, card: card('4000002500003155'), idempotencyKey: 'a2' })).toMatchObject({
+      status: 'declined',
+      declineCode: 'authentication_required',
+    });
     expect(await stripe.confirm({ paymentIntentId: id, card: card('4242424242424242'), idempotencyKey: 'a3' })).toEqual({ status: 'succeeded' });
     const confirm = fake.requests.at(-1)!;
     expect(confirm.path).toBe(`/v1/payment_intents/${id}/confirm`);
@@ -156,7 +152,7 @@ describe("Stripe's amount", () => {
 describe('page helpers', () => {
   it('escapes HTML and formats amounts exactly in the currency minor units', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
-    expect(html`<p>${'<b>'}${['<i>', html`<br>`]}</p>`.value).toBe('<p>&lt;b&gt;&lt;i&gt;<br></p>');
+    expect(html`<p>${'<b>'}${['<i>', html`<br />`]}</p>`.value).toBe('<p>&lt;b&gt;&lt;i&gt;<br></p>');
     expect(formatAmount(5300, 'USD')).toBe('$53.00');
     expect(formatAmount(99_999_999, 'USD')).toBe('$999,999.99');
     expect(formatAmount(1500, 'JPY')).toBe('¥1,500');

@@ -94,13 +94,7 @@ const sessionList = sessions.list<{ openAt?: Date; expiredAt?: Date; status?: Se
   select: (from) => from.select(SESSION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 
-export function listSessions(
-  db: PaymentsDb,
-  owner: Owner,
-  filters: { status?: SessionStatus; payment_link_id?: string },
-  now: Date,
-  page: PageRequest,
-) {
+export function listSessions(db: PaymentsDb, owner: Owner, filters: { status?: SessionStatus; payment_link_id?: string }, now: Date, page: PageRequest) {
   return sessionList.page(
     db,
     owner,
@@ -222,5 +216,10 @@ export async function reserveLinkUse(db: PaymentsDb, owner: Owner, id: string): 
 
 /** Gives back a use reserved for a payment that did not go through. */
 export async function releaseLinkUse(db: PaymentsDb, owner: Owner, id: string): Promise<void> {
-  await links.update(db, owner).set((eb) => ({ use_count: eb('use_count', '-', 1) })).where('id', '=', id).where('use_count', '>', 0).execute();
+  await links
+    .update(db, owner)
+    .set((eb) => ({ use_count: eb('use_count', '-', 1) }))
+    .where('id', '=', id)
+    .where('use_count', '>', 0)
+    .execute();
 }

@@ -86,7 +86,13 @@ export function paymentsRoutes(payments: PaymentsService) {
 
     routes.get('/payment-links', {
       config: { scope: SCOPES.linksRead },
-      schema: { ...links, operationId: 'paymentsListPaymentLinks', summary: 'List payment links, newest first', querystring: ListPaymentLinksQuery, response: { 200: ListEnvelope(PaymentLink) } },
+      schema: {
+        ...links,
+        operationId: 'paymentsListPaymentLinks',
+        summary: 'List payment links, newest first',
+        querystring: ListPaymentLinksQuery,
+        response: { 200: ListEnvelope(PaymentLink) },
+      },
       handler: async (request) => {
         const { limit, offset, ...filters } = request.query;
         const { rows, total } = await payments.listLinks(requestContext(request), filters, { limit, offset });
@@ -106,7 +112,8 @@ export function paymentsRoutes(payments: PaymentsService) {
         ...links,
         operationId: 'paymentsUpdatePaymentLink',
         summary: 'Update a payment link',
-        description: 'Fields sent change; the pricing (line_items, or amount_cents with description) is replaced as a whole. Sessions already started keep what they were started with.',
+        description:
+          'Fields sent change; the pricing (line_items, or amount_cents with description) is replaced as a whole. Sessions already started keep what they were started with.',
         params: IdParams,
         body: UpdatePaymentLinkBody,
         response: { 200: DataEnvelope(PaymentLink) },

@@ -29,10 +29,7 @@ const AmountCents = Type.Integer({
 });
 const Quantity = Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'Whole units, 1 to 10,000.', examples: [2] });
 
-const LineItemInput = Type.Object(
-  { name: ItemName, unit_amount_cents: AmountCents, quantity: Quantity },
-  { additionalProperties: false },
-);
+const LineItemInput = Type.Object({ name: ItemName, unit_amount_cents: AmountCents, quantity: Quantity }, { additionalProperties: false });
 const LineItemsInput = Type.Array(LineItemInput, {
   minItems: 1,
   maxItems: MAX_LINE_ITEMS,
@@ -69,38 +66,44 @@ const Metadata = Type.Unsafe<Record<string, string>>({
   examples: [{ order_id: '6735' }],
 });
 
-export const LineItem = Type.Object({
-  name: Type.String({ maxLength: 250 }),
-  unit_amount_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS }),
-  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY }),
-  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'unit_amount_cents x quantity.' }),
-}, { title: 'CheckoutLineItem', additionalProperties: false });
+export const LineItem = Type.Object(
+  {
+    name: Type.String({ maxLength: 250 }),
+    unit_amount_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS }),
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY }),
+    amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'unit_amount_cents x quantity.' }),
+  },
+  { title: 'CheckoutLineItem', additionalProperties: false },
+);
 
 // Checkout sessions
 
-export const CheckoutSession = Type.Object({
-  id: Uuid,
-  status: Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')], {
-    description: 'open until paid (complete) or 24 hours have passed (expired).',
-  }),
-  payment_status: Type.Union([Type.Literal('unpaid'), Type.Literal('paid')]),
-  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items, in minor units.' }),
-  currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.', examples: ['USD'] }),
-  url: Type.String({ maxLength: 2048, description: 'The hosted checkout page; send the buyer here.' }),
-  expires_at: Timestamp,
-  created_at: Timestamp,
-  line_items: Type.Array(LineItem, { maxItems: 100 }),
-  description: Nullable(Type.String({ maxLength: 250, description: 'Set when the session was created with amount_cents + description.' })),
-  success_url: Nullable(Type.String({ maxLength: 2048, description: 'Where the buyer goes after paying; null for payment-link sessions without after_completion_url.' })),
-  cancel_url: Nullable(Type.String({ maxLength: 2048 })),
-  customer_email: Nullable(Type.String({ maxLength: 320 })),
-  metadata: Metadata,
-  payment_link_id: Nullable(Uuid),
-  completed_at: Nullable(Timestamp),
-  payment_intent_id: Nullable(Type.String({ maxLength: 255, description: "The processor's payment id, once a payment was attempted." })),
-  card_brand: Nullable(Type.String({ maxLength: 32, description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
-  card_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four digits of the card that paid; the number itself is never stored.' })),
-}, { title: 'CheckoutSession', additionalProperties: false });
+export const CheckoutSession = Type.Object(
+  {
+    id: Uuid,
+    status: Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')], {
+      description: 'open until paid (complete) or 24 hours have passed (expired).',
+    }),
+    payment_status: Type.Union([Type.Literal('unpaid'), Type.Literal('paid')]),
+    amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items, in minor units.' }),
+    currency: Type.String({ maxLength: 3, description: 'ISO 4217, upper-case.', examples: ['USD'] }),
+    url: Type.String({ maxLength: 2048, description: 'The hosted checkout page; send the buyer here.' }),
+    expires_at: Timestamp,
+    created_at: Timestamp,
+    line_items: Type.Array(LineItem, { maxItems: 100 }),
+    description: Nullable(Type.String({ maxLength: 250, description: 'Set when the session was created with amount_cents + description.' })),
+    success_url: Nullable(Type.String({ maxLength: 2048, description: 'Where the buyer goes after paying; null for payment-link sessions without after_completion_url.' })),
+    cancel_url: Nullable(Type.String({ maxLength: 2048 })),
+    customer_email: Nullable(Type.String({ maxLength: 320 })),
+    metadata: Metadata,
+    payment_link_id: Nullable(Uuid),
+    completed_at: Nullable(Timestamp),
+    payment_intent_id: Nullable(Type.String({ maxLength: 255, description: "The processor's payment id, once a payment was attempted." })),
+    card_brand: Nullable(Type.String({ maxLength: 32, description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
+    card_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four digits of the card that paid; the number itself is never stored.' })),
+  },
+  { title: 'CheckoutSession', additionalProperties: false },
+);
 
 export const CreateCheckoutSessionBody = Type.Object(
   {
@@ -108,7 +111,10 @@ export const CreateCheckoutSessionBody = Type.Object(
     amount_cents: Type.Optional(AmountCents),
     description: Type.Optional(Description),
     currency: CurrencyCode,
-    success_url: { ...HttpUrl, description: 'Where the buyer is sent after paying. `{CHECKOUT_SESSION_ID}` is replaced by the session id; without it, `session_id=<id>` is added to the query.' },
+    success_url: {
+      ...HttpUrl,
+      description: 'Where the buyer is sent after paying. `{CHECKOUT_SESSION_ID}` is replaced by the session id; without it, `session_id=<id>` is added to the query.',
+    },
     cancel_url: Type.Optional(Nullable({ ...HttpUrl, description: 'Where the "Cancel" link of the page leads; without it the page has no cancel link.' })),
     customer_email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 320, description: 'Stored lower-cased.', examples: ['ada@example.com'] }))),
     metadata: Type.Optional(Metadata),
@@ -139,24 +145,27 @@ export const ListCheckoutSessionsQuery = ListQuery({
 
 // Payment links
 
-export const PaymentLink = Type.Object({
-  id: Uuid,
-  name: Type.String({ maxLength: 250 }),
-  line_items: Type.Array(LineItem, { maxItems: 100 }),
-  amount_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Set when the link was given amount_cents + description.' })),
-  description: Nullable(Type.String({ maxLength: 250 })),
-  amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items at their default quantities.' }),
-  currency: Type.String({ maxLength: 3, examples: ['USD'] }),
-  active: Type.Boolean({ description: 'Switched off, the link page says it is not available.' }),
-  available: Type.Boolean({ description: 'Whether visiting the link can start a payment now: active and not used up.' }),
-  url: Type.String({ maxLength: 2048, description: 'Share this; every visit starts a new checkout session.' }),
-  allow_quantity: Type.Boolean({ description: 'The buyer picks the quantity (1 to 10,000) of the single line before paying.' }),
-  max_uses: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Completed payments after which the link stops taking payments; null for no limit.' })),
-  use_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Completed payments (plus any being processed at this moment).' }),
-  after_completion_url: Nullable(Type.String({ maxLength: 2048, description: 'Where buyers go after paying; null shows a hosted thank-you page.' })),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'PaymentLink', additionalProperties: false });
+export const PaymentLink = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ maxLength: 250 }),
+    line_items: Type.Array(LineItem, { maxItems: 100 }),
+    amount_cents: Nullable(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Set when the link was given amount_cents + description.' })),
+    description: Nullable(Type.String({ maxLength: 250 })),
+    amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Sum of the line items at their default quantities.' }),
+    currency: Type.String({ maxLength: 3, examples: ['USD'] }),
+    active: Type.Boolean({ description: 'Switched off, the link page says it is not available.' }),
+    available: Type.Boolean({ description: 'Whether visiting the link can start a payment now: active and not used up.' }),
+    url: Type.String({ maxLength: 2048, description: 'Share this; every visit starts a new checkout session.' }),
+    allow_quantity: Type.Boolean({ description: 'The buyer picks the quantity (1 to 10,000) of the single line before paying.' }),
+    max_uses: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Completed payments after which the link stops taking payments; null for no limit.' })),
+    use_count: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Completed payments (plus any being processed at this moment).' }),
+    after_completion_url: Nullable(Type.String({ maxLength: 2048, description: 'Where buyers go after paying; null shows a hosted thank-you page.' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'PaymentLink', additionalProperties: false },
+);
 
 const LinkName = Type.String({
   minLength: 1,
@@ -179,7 +188,9 @@ export const CreatePaymentLinkBody = Type.Object(
     active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
     allow_quantity: Type.Optional(Type.Boolean({ description: `${ALLOW_QUANTITY} Default false.` })),
     max_uses: Type.Optional(Nullable(MaxUses)),
-    after_completion_url: Type.Optional(Nullable({ ...HttpUrl, description: 'Where buyers go after paying (`{CHECKOUT_SESSION_ID}` is replaced); null shows a hosted thank-you page.' })),
+    after_completion_url: Type.Optional(
+      Nullable({ ...HttpUrl, description: 'Where buyers go after paying (`{CHECKOUT_SESSION_ID}` is replaced); null shows a hosted thank-you page.' }),
+    ),
   },
   {
     additionalProperties: false,

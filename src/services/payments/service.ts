@@ -346,9 +346,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
         checkQuantityRule(input.allow_quantity ?? current.allow_quantity, pricing?.lineItems ?? current.line_items);
         const row = await repository.updateLink(tx, ctx, id, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-          ...(pricing
-            ? { line_items: JSON.stringify(pricing.lineItems), description: pricing.description, amount_total_cents: totalOf(pricing.lineItems) }
-            : {}),
+          ...(pricing ? { line_items: JSON.stringify(pricing.lineItems), description: pricing.description, amount_total_cents: totalOf(pricing.lineItems) } : {}),
           ...(input.currency !== undefined ? { currency } : {}),
           ...(input.active !== undefined ? { active: input.active } : {}),
           ...(input.allow_quantity !== undefined ? { allow_quantity: input.allow_quantity } : {}),

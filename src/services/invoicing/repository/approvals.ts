@@ -174,12 +174,6 @@ export async function decideApproval(
   approvalId: string,
   decision: { status: 'approved' | 'rejected'; decided_by_key_id: string; decided_at: Date; decision_note: string | null; updated_at: Date },
 ): Promise<ApprovalRow> {
-  const row = await approvals
-    .update(db, owner)
-    .set(decision)
-    .where('id', '=', approvalId)
-    .where('status', '=', 'pending')
-    .returning(APPROVAL_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const row = await approvals.update(db, owner).set(decision).where('id', '=', approvalId).where('status', '=', 'pending').returning(APPROVAL_COLUMNS).executeTakeFirstOrThrow();
   return toApproval(row);
 }

@@ -43,12 +43,7 @@ const customerByIdForUpdate = customers.statement((from, values: { id: string })
 const customerByIdForShare = customers.statement((from, values: { id: string }) => from.select(CUSTOMER_COLUMNS).where('id', '=', values.id).forShare());
 
 /** By id; `lock: 'update'` for edits of the customer, `'share'` to invoice it while an archive waits. */
-export async function findCustomer(
-  db: InvoicingDb,
-  owner: Owner,
-  customerId: string,
-  options: { lock?: 'update' | 'share' } = {},
-): Promise<CustomerRow | undefined> {
+export async function findCustomer(db: InvoicingDb, owner: Owner, customerId: string, options: { lock?: 'update' | 'share' } = {}): Promise<CustomerRow | undefined> {
   const statement = options.lock === 'update' ? customerByIdForUpdate : options.lock === 'share' ? customerByIdForShare : customerById;
   const row = await statement.first(db, owner, { id: customerId });
   return row && toCustomer(row);

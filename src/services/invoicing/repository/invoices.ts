@@ -48,9 +48,7 @@ export async function nextInvoiceNumber(db: InvoicingDb, owner: Owner): Promise<
   const row = await invoiceCounters
     .insert(db, owner, { last_number: '1' })
     // The counter's primary key is its owner (tenant and mode): one row each.
-    .onConflict((conflict) =>
-      conflict.constraint('invoicing_invoice_counters_pkey').doUpdateSet({ last_number: sql<string>`invoicing_invoice_counters.last_number + 1` }),
-    )
+    .onConflict((conflict) => conflict.constraint('invoicing_invoice_counters_pkey').doUpdateSet({ last_number: sql<string>`invoicing_invoice_counters.last_number + 1` }))
     .returning('last_number')
     .executeTakeFirstOrThrow();
   return minor(row.last_number);
@@ -193,7 +191,13 @@ export interface NewLine {
 export async function replaceLines(db: InvoicingDb, owner: Owner, invoiceId: string, lines: readonly NewLine[]): Promise<void> {
   await lineItems.delete(db, owner).where('invoice_id', '=', invoiceId).execute();
   if (lines.length === 0) return;
-  await lineItems.insert(db, owner, lines.map((line) => ({ ...asText(line), invoice_id: invoiceId }))).execute();
+  await lineItems
+    .insert(
+      db,
+      owner,
+      lines.map((line) => ({ ...asText(line), invoice_id: invoiceId })),
+    )
+    .execute();
 }
 
 const linesOfInvoices = lineItems.statement((from, values: { invoiceIds: readonly string[] }) =>

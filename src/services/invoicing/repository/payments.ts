@@ -17,19 +17,7 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
-const PAYMENT_COLUMNS = [
-  'id',
-  'invoice_id',
-  'amount_minor',
-  'refunded_minor',
-  'reserved_minor',
-  'currency',
-  'method',
-  'reference',
-  'paid_at',
-  'created_at',
-  'updated_at',
-] as const;
+const PAYMENT_COLUMNS = ['id', 'invoice_id', 'amount_minor', 'refunded_minor', 'reserved_minor', 'currency', 'method', 'reference', 'paid_at', 'created_at', 'updated_at'] as const;
 
 type RawPayment = Pick<OwnedRow<InvoicingPaymentsTable>, (typeof PAYMENT_COLUMNS)[number]>;
 
@@ -71,13 +59,7 @@ const paymentOfInvoiceForUpdate = payments.statement((from, values: { invoiceId:
 );
 
 /** A payment of the given invoice; `forUpdate` locks it for a refund or a reservation. */
-export async function findPayment(
-  db: InvoicingDb,
-  owner: Owner,
-  invoiceId: string,
-  paymentId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<PaymentRow | undefined> {
+export async function findPayment(db: InvoicingDb, owner: Owner, invoiceId: string, paymentId: string, options: { forUpdate?: boolean } = {}): Promise<PaymentRow | undefined> {
   const row = await (options.forUpdate ? paymentOfInvoiceForUpdate : paymentOfInvoice).first(db, owner, { invoiceId, id: paymentId });
   return row && toPayment(row);
 }
@@ -96,13 +78,7 @@ export async function findPayments(db: InvoicingDb, owner: Owner, invoiceIds: re
  * Moves a payment's refunded and reserved amounts by the given deltas. The table's CHECK
  * (refunded + reserved <= amount) is the last line of defence against overdrawing.
  */
-export async function adjustPaymentRefunds(
-  db: InvoicingDb,
-  owner: Owner,
-  paymentId: string,
-  delta: { refunded: bigint; reserved: bigint },
-  updatedAt: Date,
-): Promise<PaymentRow> {
+export async function adjustPaymentRefunds(db: InvoicingDb, owner: Owner, paymentId: string, delta: { refunded: bigint; reserved: bigint }, updatedAt: Date): Promise<PaymentRow> {
   const row = await payments
     .update(db, owner)
     .set({
