@@ -13,6 +13,7 @@ import { installPlatform } from './platform/install.js';
 import { sharedSerializerFactory } from './platform/http/serialization.js';
 import { AppError } from './platform/errors/app-error.js';
 import { sendError } from './platform/errors/handler.js';
+import type { EventLog } from './platform/events/event-log.js';
 import type { JobRunner } from './platform/jobs/runner.js';
 import { installOpenApi } from './platform/openapi/index.js';
 import type { OutboundHttp } from './platform/outbound/http.js';
@@ -37,6 +38,7 @@ export interface AppDeps {
   keyCache: KeyCache;
   rateLimitStore: RateLimitStore | undefined;
   jobs: JobRunner;
+  events: EventLog;
   logger: FastifyBaseLogger;
   secretsKey: Buffer;
   outbound: OutboundHttp;
@@ -95,8 +97,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await app.register(adminRoutes({ admin, keyCache: deps.keyCache }), { prefix: '/admin/v1' });
   }
 
-  const shared = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, outbound: deps.outbound, services: new ServiceRegistry() };
+  const shared = { db: deps.database.db, clock: deps.clock, jobs: deps.jobs, events: deps.events, outbound: deps.outbound, services: new ServiceRegistry() };
   const settingsSource = { config, secretsKey: deps.secretsKey };
+  for (const module of serviceModules) deps.events.declare(module.id, module.events ?? []);
   for (const module of serviceModules) {
     const api = module.create({ ...shared, settings: module.settings?.(settingsSource) });
     shared.services.provide(module.id, api);

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrate, platformMigrations } from './db/migrator.js';
 import { type Clock, DAY_MS, HOUR_MS, addMilliseconds, systemClock } from './lib/clock.js';
 import { KeyCache, watchRevocations } from './platform/auth/key-cache.js';
+import { EventLog } from './platform/events/event-log.js';
 import { Draining } from './platform/http/draining.js';
 import { sweepExpired } from './platform/idempotency/store.js';
 import { resolveSecretsKey } from './platform/secrets-key.js';
@@ -21,6 +22,7 @@ export interface Runtime {
   database: Database;
   clock: Clock;
   jobs: JobRunner;
+  events: EventLog;
   keyCache: KeyCache;
   outbound: OutboundHttp;
   draining: Draining;
@@ -77,6 +79,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const logger = options.logger ?? createLogger(config.logLevel);
   const jobs = new JobRunner({ db, clock, log: logger });
+  const events = new EventLog({ db, clock });
   const secretsKey = resolveSecretsKey({
     configured: config.secretsKey,
     backend: database.backend,
@@ -85,7 +88,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   const outbound = createOutboundHttp(config.outbound);
   const draining = new Draining();
-  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, logger, secretsKey, outbound, draining });
+  const app = await buildApp(config, { database, clock, keyCache, rateLimitStore, jobs, events, logger, secretsKey, outbound, draining });
 
   const revocations = watchRevocations({
     cache: keyCache,
@@ -96,7 +99,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   jobs.register(PLATFORM_SWEEP, async (_job, now) => {
     const idempotencyKeys = await sweepExpired(db, now);
     const finishedJobs = await deleteFinishedJobs(db, addMilliseconds(now, -FINISHED_JOB_RETENTION_MS));
-    if (idempotencyKeys + finishedJobs > 0) app.log.info({ idempotency_keys: idempotencyKeys, finished_jobs: finishedJobs }, 'swept expired rows');
+    const oldEvents = await events.sweep(now);
+    if (idempotencyKeys + finishedJobs + oldEvents > 0) app.log.info({ idempotency_keys: idempotencyKeys, finished_jobs: finishedJobs, events: oldEvents }, 'swept expired rows');
     return { rescheduleAt: addMilliseconds(now, HOUR_MS) };
   });
   await jobs.ensureRecurring(PLATFORM_SWEEP);
@@ -112,6 +116,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     database,
     clock,
     jobs,
+    events,
     keyCache,
     outbound,
     draining,

@@ -77,7 +77,7 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     clock,
     config,
     admin,
-    serviceDeps: () => ({ db: database.db, clock, jobs: runtime.jobs, outbound: runtime.outbound, services: new ServiceRegistry(), settings: undefined }),
+    serviceDeps: () => ({ db: database.db, clock, jobs: runtime.jobs, events: runtime.events, outbound: runtime.outbound, services: new ServiceRegistry(), settings: undefined }),
     async newTenant(name = 'test tenant') {
       const tenant = await admin.createTenant(name);
       return {

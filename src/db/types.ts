@@ -54,10 +54,21 @@ export interface JobsTable {
   finished_at: Date | null;
 }
 
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  mode: Mode;
+  type: string;
+  created_at: Date;
+  object_json: string;
+  dispatched: Generated<boolean>;
+}
+
 /** Tables owned by the shared platform layer. Services add their own with `db.withTables<...>()`. */
 export interface PlatformTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
+  events: EventsTable;
 }

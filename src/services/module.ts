@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
+import type { EventLog, EventTypeDeclaration } from '../platform/events/event-log.js';
 import type { JobRunner } from '../platform/jobs/runner.js';
 import type { OutboundHttp } from '../platform/outbound/http.js';
 import type { ServiceId } from '../platform/auth/scopes.js';
@@ -19,6 +20,8 @@ export interface ServiceDeps<Settings = undefined> {
   db: Db;
   clock: Clock;
   jobs: JobRunner;
+  /** The event log: record an event with the transaction of the change it reports. */
+  events: EventLog;
   /** The one way to call other servers: timeouts, private-address refusal, redirects. */
   outbound: OutboundHttp;
   /** Other services' public interfaces: the only way one service reaches another. */
@@ -31,6 +34,8 @@ export interface ServiceDeps<Settings = undefined> {
 export interface ServiceModule<Api, Settings = undefined> {
   id: ServiceId;
   migrations: URL;
+  /** The event types this service records (the catalogue served at GET /webhooks/event-types). */
+  events?: readonly EventTypeDeclaration[];
   /** Picks the settings this service reads; services without settings leave it out. */
   settings?(source: SettingsSource): Settings;
   create(deps: ServiceDeps<Settings>): Api;

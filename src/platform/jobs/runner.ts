@@ -31,6 +31,18 @@ export interface EnqueueInput {
   maxAttempts?: number;
 }
 
+/**
+ * Background work with a loop of its own (webhook deliveries, which wait on other servers and
+ * must not hold up the jobs queue): started, stopped and run together with the jobs.
+ */
+export interface BackgroundWorker {
+  start(): void;
+  /** Stops taking work and waits for the work in hand. */
+  stop(): Promise<void>;
+  /** Does all due work now and waits for it (tests call this through `JobRunner.runDue()`). */
+  runDue(): Promise<void>;
+}
+
 interface JobRunnerOptions {
   db: Db;
   clock: Clock;
@@ -52,6 +64,7 @@ export class JobRunner {
   readonly #clock: Clock;
   readonly #log: FastifyBaseLogger;
   readonly #handlers = new Map<string, JobHandler>();
+  readonly #workers: BackgroundWorker[] = [];
   readonly #workerId = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   readonly #pollIntervalMs: number;
   readonly #batchSize: number;
@@ -73,6 +86,12 @@ export class JobRunner {
 
   register(kind: string, handler: JobHandler): void {
     this.#handlers.set(kind, handler);
+  }
+
+  /** Adds a worker that starts, stops and runs with the jobs. */
+  addWorker(worker: BackgroundWorker): void {
+    this.#workers.push(worker);
+    if (!this.#stopped) worker.start();
   }
 
   /** Adds a job; pass a transaction as `db` to enqueue atomically with other writes. */
@@ -155,6 +174,7 @@ export class JobRunner {
       if (!this.#stopped) this.#timer = setTimeout(loop, this.#pollIntervalMs).unref();
     };
     this.#timer = setTimeout(loop, 0).unref();
+    for (const worker of this.#workers) worker.start();
   }
 
   /**
@@ -168,16 +188,18 @@ export class JobRunner {
     this.#stopped = true;
     this.#stopping = true;
     clearTimeout(this.#timer);
+    const workers = Promise.all(this.#workers.map((worker) => worker.stop()));
     const running = this.#running?.catch(() => 0);
-    if (!running) return;
+    if (!running) return void (await workers);
     if (releaseAfterMs === undefined) {
-      await running;
+      await Promise.all([running, workers]);
       return;
     }
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), releaseAfterMs)));
     const outcome = await Promise.race([running, timedOut]);
     clearTimeout(timer);
+    await workers;
     const current = this.#current;
     if (outcome === 'timed out' && current) {
       this.#log.warn({ job_id: current.id, job_kind: current.kind }, 'job still running at shutdown: releasing its claim');
@@ -201,8 +223,10 @@ export class JobRunner {
           await this.#run(job).finally(() => (this.#current = undefined));
           ran += 1;
         }
-        if (batch.length < this.#batchSize || this.#stopping) return ran;
+        if (batch.length < this.#batchSize || this.#stopping) break;
       }
+      for (const worker of this.#workers) await worker.runDue();
+      return ran;
     })().finally(() => {
       this.#running = undefined;
     });

@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, isCommonPassword, passwordProblem, SCRYPT_COST, verifyPassword } from './passwords.js';
-import { open, seal } from './secret-box.js';
+import { open, seal } from '../../lib/secret-box.js';
 import { emailKey, newRecoveryCode, newToken, normalizeRecoveryCode, sha256Hex } from './tokens.js';
 import { base32Encode, hotp, matchTotp, otpauthUrl, timeStep, totp } from './totp.js';
 

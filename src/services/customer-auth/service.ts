@@ -24,7 +24,7 @@ import {
   type SetPasswordInput,
   type UpdateUserInput,
 } from './schemas.js';
-import { open, seal } from './secret-box.js';
+import { open, seal } from '../../lib/secret-box.js';
 import { emailKey, newRecoveryCode, newToken, normalizeRecoveryCode, RECOVERY_CODE_COUNT, sha256Hex } from './tokens.js';
 import { base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from './totp.js';
 
