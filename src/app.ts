@@ -26,11 +26,12 @@ import { customerAuthModule } from './services/customer-auth/index.js';
 import { formsModule } from './services/forms/index.js';
 import { invoicingModule } from './services/invoicing/index.js';
 import { paymentsModule } from './services/payments/index.js';
+import { webhooksModule } from './services/webhooks/index.js';
 import type { ServiceModule } from './services/module.js';
 import { ServiceRegistry } from './services/registry.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<any, any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule];
+export const serviceModules: ServiceModule<any, any>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule, webhooksModule];
 
 export interface AppDeps {
   database: Database;

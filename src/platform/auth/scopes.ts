@@ -13,6 +13,7 @@ export const SERVICE_IDS = [
   'tasks',
   'appointments',
   'crm',
+  'webhooks',
 ] as const;
 
 export type ServiceId = (typeof SERVICE_IDS)[number];

@@ -88,6 +88,11 @@ export class JobRunner {
     this.#handlers.set(kind, handler);
   }
 
+  /** Logs a failure of background work that has no caller to report to. */
+  reportError(error: unknown, what: string): void {
+    this.#log.error({ err: error }, `${what} failed`);
+  }
+
   /** Adds a worker that starts, stops and runs with the jobs. */
   addWorker(worker: BackgroundWorker): void {
     this.#workers.push(worker);
