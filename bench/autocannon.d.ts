@@ -11,6 +11,7 @@ declare module 'autocannon' {
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
   }
 
   export interface Histogram {

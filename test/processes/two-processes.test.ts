@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, http, startServerProcess, type ServerProcess } from './server-process.js';
 import { testDatabaseUrl } from '../database.js';
+import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 
 const databaseUrl = testDatabaseUrl();
 const redisUrl = process.env.REDIS_URL;
@@ -10,15 +11,26 @@ const ADMIN_TOKEN = 'two-process-admin-token-0123456789';
 describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and one Redis', () => {
   let a: ServerProcess;
   let b: ServerProcess;
+  let receiver: WebhookReceiver;
   const operator = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_TOKEN, LOG_LEVEL: 'warn', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
+    receiver = await new WebhookReceiver().start();
+    // The webhook receiver listens on 127.0.0.1.
+    const env = {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+      ALLOW_PRIVATE_TARGETS: 'true',
+    };
     await buildServer();
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
   }, 120_000);
   afterAll(async () => {
     const codes = await Promise.all([a?.stop(), b?.stop()]);
+    await receiver?.close();
     expect(codes).toEqual([0, 0]);
   });
 
@@ -76,5 +88,24 @@ describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and
     }
     expect(status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(5_000);
+  });
+
+  it('delivers each event exactly once to a receiver that counts, both processes dispatching', async () => {
+    const { key } = await newKey(10_000);
+    const url = receiver.newUrl();
+    const endpoint = await http(a.baseUrl, 'POST', '/api/v1/services/webhooks/endpoints', { key, body: { url, enabled_events: ['crm.*'] } });
+    expect(endpoint.status).toBe(201);
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => http(i % 2 === 0 ? a.baseUrl : b.baseUrl, 'POST', '/api/v1/services/crm/contacts', { key, body: { name: `Contact ${i}` } })),
+    );
+    for (const response of created) expect(response.status).toBe(201);
+    const deadline = Date.now() + 20_000;
+    while (receiver.receivedAt(url).length < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // time for a duplicate to show up, if any
+    const received = receiver.receivedAt(url);
+    expect(received).toHaveLength(40);
+    expect(new Set(received.map((request) => request.headers['webhook-id'])).size).toBe(40);
+    const contactIds = new Set(created.map((response) => response.json().data.id as string));
+    for (const request of received) expect(contactIds.has(JSON.parse(request.body).data.object.id)).toBe(true);
   });
 });

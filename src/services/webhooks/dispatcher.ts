@@ -70,6 +70,7 @@ export class WebhookDispatcher implements BackgroundWorker {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
+  #claiming = false;
   #lastSweep = 0;
 
   constructor(options: DispatcherOptions) {
@@ -161,40 +162,46 @@ export class WebhookDispatcher implements BackgroundWorker {
 
   async #startDue(): Promise<number> {
     const free = this.#maxInFlight - this.#inFlight.size;
-    if (free <= 0) return 0;
-    const now = this.#clock.now();
-    const claimed = await repository.claimDue(this.#db, now, free, addMilliseconds(now, LEASE_MS));
-    for (const delivery of claimed) {
-      const attempt: Promise<void> = this.#attempt(delivery)
-        .catch((error: unknown) => this.#onError(error))
-        .finally(() => {
-          this.#inFlight.delete(attempt);
-          this.wake();
-        });
-      this.#inFlight.add(attempt);
+    if (free <= 0 || this.#claiming) return 0;
+    this.#claiming = true;
+    try {
+      const now = this.#clock.now();
+      const claimed = await repository.claimDue(this.#db, now, free, addMilliseconds(now, LEASE_MS));
+      if (claimed.length === 0) return 0;
+      // What the attempts need, in two queries for the whole batch.
+      const [endpoints, events] = await Promise.all([
+        repository.endpointsByIds(
+          this.#webhooks,
+          claimed.map((delivery) => delivery.endpoint_id),
+        ),
+        this.#events.findByIds(claimed.map((delivery) => delivery.event_id)),
+      ]);
+      const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+      const eventById = new Map(events.map((event) => [event.id, event]));
+      for (const delivery of claimed) {
+        const attempt: Promise<void> = this.#attempt(delivery, endpointById.get(delivery.endpoint_id), eventById.get(delivery.event_id))
+          .catch((error: unknown) => this.#onError(error))
+          .finally(() => {
+            this.#inFlight.delete(attempt);
+            this.wake();
+          });
+        this.#inFlight.add(attempt);
+      }
+      return claimed.length;
+    } finally {
+      this.#claiming = false;
     }
-    return claimed.length;
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+  async #attempt(delivery: ClaimedDelivery, endpoint: EndpointRow | undefined, event: EventRow | undefined): Promise<void> {
     const owner: Owner = { tenantId: delivery.tenant_id, mode: delivery.mode };
-    const endpoint = await repository.endpointForDelivery(this.#webhooks, owner, delivery.endpoint_id);
-    const [event] = await this.#events.findByIds([delivery.event_id]);
     if (!endpoint || !event || endpoint.status === 'disabled') {
-      const now = this.#clock.now();
-      await repository.finishAttempt(this.#webhooks, owner, delivery.id, {
-        status: 'failed',
-        next_attempt_at: null,
-        locked_until: null,
-        manual_retry: false,
-        resume_at: null,
-        updated_at: now,
-      });
+      await repository.abandonDelivery(this.#webhooks, delivery, this.#clock.now());
       return;
     }
     const attemptedAt = this.#clock.now();
     const outcome = await this.#send(endpoint, event, owner, attemptedAt);
-    await this.#record(delivery, owner, attemptedAt, outcome);
+    await this.#record(delivery, attemptedAt, outcome);
   }
 
   async #send(endpoint: EndpointRow, event: EventRow, owner: Owner, attemptedAt: Date): Promise<AttemptOutcome> {
@@ -234,34 +241,24 @@ export class WebhookDispatcher implements BackgroundWorker {
     return secrets;
   }
 
-  async #record(delivery: ClaimedDelivery, owner: Owner, attemptedAt: Date, outcome: AttemptOutcome): Promise<void> {
-    const manual = delivery.manual_retry;
-    const scheduledAttempts = delivery.scheduled_attempts + (manual ? 0 : 1);
+  async #record(delivery: ClaimedDelivery, attemptedAt: Date, outcome: AttemptOutcome): Promise<void> {
+    const scheduledAttempts = delivery.scheduled_attempts + (delivery.manual_retry ? 0 : 1);
     const next = outcome.succeeded ? null : this.#nextAttemptAt(delivery, scheduledAttempts, attemptedAt);
-    await this.#webhooks.transaction().execute(async (tx) => {
-      await repository.insertAttempt(tx, owner, {
+    await repository.recordAttempt(this.#db, {
+      delivery,
+      attempt: {
         id: newId(),
-        delivery_id: delivery.id,
         attempted_at: attemptedAt,
         status_code: outcome.status_code,
         duration_ms: outcome.duration_ms,
         error: outcome.error,
         response_body: outcome.response_body,
-        manual,
-      });
-      await repository.finishAttempt(tx, owner, delivery.id, {
-        status: outcome.succeeded ? 'succeeded' : next ? 'pending' : 'failed',
-        attempt_count: delivery.attempt_count + 1,
-        scheduled_attempts: scheduledAttempts,
-        next_attempt_at: next,
-        manual_retry: false,
-        resume_at: null,
-        locked_until: null,
-        last_attempt_at: attemptedAt,
-        updated_at: this.#clock.now(),
-      });
-      if (outcome.succeeded) await repository.recordEndpointSuccess(tx, owner, delivery.endpoint_id, attemptedAt);
-      else await repository.recordEndpointFailure(tx, owner, delivery.endpoint_id, attemptedAt, addMilliseconds(attemptedAt, -DISABLE_AFTER_FAILING_MS));
+        manual: delivery.manual_retry,
+      },
+      next: { status: outcome.succeeded ? 'succeeded' : next ? 'pending' : 'failed', scheduled_attempts: scheduledAttempts, next_attempt_at: next },
+      succeeded: outcome.succeeded,
+      disableIfFailingSince: addMilliseconds(attemptedAt, -DISABLE_AFTER_FAILING_MS),
+      now: this.#clock.now(),
     });
   }
 

@@ -181,17 +181,14 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseUntil: Dat
   return result.rows;
 }
 
-/** The endpoint of a claimed delivery, whoever owns it. */
-export function endpointForDelivery(db: WebhooksDb, owner: Owner, id: string): Promise<EndpointRow | undefined> {
-  return endpointById.first(db, owner, { id });
-}
-
-export async function insertAttempt(db: WebhooksDb, owner: Owner, row: OwnedInsert<WebhookAttemptsTable>): Promise<void> {
-  await attempts.insert(db, owner, row).execute();
-}
-
-export async function finishAttempt(db: WebhooksDb, owner: Owner, id: string, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
-  await deliveries.update(db, owner).set(changes).where('id', '=', id).execute();
+/** The endpoints of claimed deliveries, whoever owns them. */
+export async function endpointsByIds(db: WebhooksDb, ids: readonly string[]): Promise<Array<EndpointRow & { tenant_id: string; mode: Mode }>> {
+  if (ids.length === 0) return [];
+  return endpoints
+    .acrossOwners(db)
+    .select(ENDPOINT_COLUMNS)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
 }
 
 export async function deleteDeliveriesBefore(db: WebhooksDb, before: Date): Promise<number> {
@@ -199,25 +196,58 @@ export async function deleteDeliveriesBefore(db: WebhooksDb, before: Date): Prom
   return Number(result.numDeletedRows);
 }
 
-export async function recordEndpointSuccess(db: WebhooksDb, owner: Owner, id: string, at: Date): Promise<void> {
-  await endpoints.update(db, owner).set({ last_success_at: at, failing_since: null }).where('id', '=', id).execute();
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  attempt: Omit<OwnedInsert<WebhookAttemptsTable>, 'delivery_id'>;
+  /** The delivery's state after the attempt. */
+  next: { status: DeliveryStatus; scheduled_attempts: number; next_attempt_at: Date | null };
+  succeeded: boolean;
+  /** An enabled endpoint failing since this instant or earlier is disabled. */
+  disableIfFailingSince: Date;
+  now: Date;
 }
 
 /**
- * Notes a failed attempt: the endpoint has been failing since its first failure after the last
- * success, and an enabled endpoint failing since `disableIfFailingSince` or earlier is disabled.
+ * Records an attempt in one statement: the attempt row, the delivery's next state, and the
+ * endpoint's failure record. On success the endpoint row is written only when that changes
+ * something (a failure record to clear, a success time a minute old), so a busy endpoint's
+ * concurrent attempts do not queue on its lock. After three days of failures without a single
+ * success, an enabled endpoint is disabled (`failing`).
  */
-export async function recordEndpointFailure(db: WebhooksDb, owner: Owner, id: string, at: Date, disableIfFailingSince: Date): Promise<void> {
-  const failingSince = sql<Date>`coalesce(failing_since, ${at})`;
-  const disables = sql<boolean>`(status = 'enabled' and ${failingSince} <= ${disableIfFailingSince})`;
-  await endpoints
-    .update(db, owner)
-    .set({
-      failing_since: failingSince,
-      status: sql`case when ${disables} then 'disabled' else status end`,
-      disabled_reason: sql`case when ${disables} then 'failing' else disabled_reason end`,
-      updated_at: sql`case when ${disables} then greatest(${at}, updated_at + interval '1 millisecond') else updated_at end`,
-    })
-    .where('id', '=', id)
+export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
+  const { delivery, attempt, next, now } = record;
+  const at = attempt.attempted_at;
+  const endpointUpdate = record.succeeded
+    ? sql`update webhook_endpoints set last_success_at = ${at}, failing_since = null
+           where id = ${delivery.endpoint_id} and tenant_id = ${delivery.tenant_id} and mode = ${delivery.mode}
+             and (failing_since is not null or last_success_at is null or last_success_at < ${new Date(at.getTime() - 60_000)})`
+    : sql`update webhook_endpoints set
+             failing_since = coalesce(failing_since, ${at}),
+             status = case when status = 'enabled' and coalesce(failing_since, ${at}) <= ${record.disableIfFailingSince} then 'disabled' else status end,
+             disabled_reason = case when status = 'enabled' and coalesce(failing_since, ${at}) <= ${record.disableIfFailingSince} then 'failing' else disabled_reason end,
+             updated_at = case when status = 'enabled' and coalesce(failing_since, ${at}) <= ${record.disableIfFailingSince}
+                               then greatest(${at}, updated_at + interval '1 millisecond') else updated_at end
+           where id = ${delivery.endpoint_id} and tenant_id = ${delivery.tenant_id} and mode = ${delivery.mode}`;
+  await sql`
+    with attempt as (
+      insert into webhook_attempts (id, tenant_id, mode, delivery_id, attempted_at, status_code, duration_ms, error, response_body, manual)
+      values (${attempt.id}, ${delivery.tenant_id}, ${delivery.mode}, ${delivery.id}, ${at}, ${attempt.status_code}, ${attempt.duration_ms},
+              ${attempt.error}, ${attempt.response_body}, ${attempt.manual})
+    ), delivery as (
+      update webhook_deliveries
+         set status = ${next.status}, attempt_count = attempt_count + 1, scheduled_attempts = ${next.scheduled_attempts},
+             next_attempt_at = ${next.next_attempt_at}, manual_retry = false, resume_at = null, locked_until = null,
+             last_attempt_at = ${at}, updated_at = ${now}
+       where id = ${delivery.id} and tenant_id = ${delivery.tenant_id} and mode = ${delivery.mode}
+    )
+    ${endpointUpdate}`.execute(db);
+}
+
+/** Ends a claimed delivery without an attempt: its endpoint or event is gone, or the endpoint is disabled. */
+export async function abandonDelivery(db: WebhooksDb, delivery: ClaimedDelivery, now: Date): Promise<void> {
+  await deliveries
+    .update(db, { tenantId: delivery.tenant_id, mode: delivery.mode })
+    .set({ status: 'failed', next_attempt_at: null, locked_until: null, manual_retry: false, resume_at: null, updated_at: now })
+    .where('id', '=', delivery.id)
     .execute();
 }
