@@ -60,6 +60,7 @@ describe('blogs.post.published', () => {
     const post = await createPost(key);
     await moveTo(key, post.id, { status: 'published' });
     await moveTo(key, post.id, { status: 'archived' });
+    platform.clock.advance(1000);
     await moveTo(key, post.id, { status: 'published' });
     const republished = await getPost(key, post.id);
 
