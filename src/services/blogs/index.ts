@@ -1,6 +1,7 @@
 import type { ServiceModule } from '../module.js';
 import { blogsRoutes } from './routes.js';
 import { registerBlogJobs } from './scheduler.js';
+import { Post } from './schemas.js';
 import { createBlogsService, type BlogsService } from './service.js';
 
 export type { BlogsService } from './service.js';
@@ -10,8 +11,9 @@ export { PUBLISH_SCHEDULED_JOB, publishJobKey, registerBlogJobs } from './schedu
 export const blogsModule: ServiceModule<BlogsService> = {
   id: 'blogs',
   migrations: new URL('./migrations/', import.meta.url),
+  events: [{ type: 'blogs.post.published', description: 'A post was published, directly or by its schedule; each publication of a post records one.', object: Post }],
   create: (deps) => {
-    registerBlogJobs(deps.jobs, deps.db);
+    registerBlogJobs(deps.jobs, deps);
     return createBlogsService(deps);
   },
   routes: blogsRoutes,

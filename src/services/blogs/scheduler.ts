@@ -1,10 +1,12 @@
 import type { Db } from '../../db/database.js';
 import type { Owner } from '../../db/owned.js';
 import { isUuid } from '../../lib/ids.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
 import { presentPost } from './present.js';
 import * as repository from './repository.js';
 import type { PostView } from './schemas.js';
+import type { BlogTables } from './tables.js';
 
 /** The durable job that publishes a scheduled post when its time comes. */
 export const PUBLISH_SCHEDULED_JOB = 'blogs.publish-scheduled';
@@ -19,20 +21,38 @@ export interface PublishOptions {
   onPublished?: (post: PostView, owner: Owner) => Promise<void> | void;
 }
 
+/** What the publishing job needs: the database, and the event log its publications are recorded in. */
+export interface PublishDeps {
+  db: Db;
+  events: EventLog;
+}
+
 /**
  * Publishes the job's post if it is still scheduled and due. The conditional update is the
  * guard: run twice, or on two processes at once, it publishes once. A post rescheduled
  * later than this run is run again at its new time; one unscheduled or deleted is left alone.
  */
-export function createPublishScheduledHandler(db: Db, options: PublishOptions = {}): JobHandler {
+export function createPublishScheduledHandler({ db, events }: PublishDeps, options: PublishOptions = {}): JobHandler {
   const blogs = repository.blogDb(db);
+
+  /** The conditional update and its event share one transaction: a run that publishes nothing records nothing. */
+  function publishIfDue(owner: Owner, postId: string, now: Date): Promise<PostView | undefined> {
+    return blogs.transaction().execute(async (tx) => {
+      const row = await repository.publishIfDue(tx, owner, postId, now);
+      if (!row) return undefined;
+      const post = presentPost(row);
+      await events.record<BlogTables>(tx, owner, 'blogs.post.published', post);
+      return post;
+    });
+  }
+
   return async (job, now) => {
     const postId = job.payload.post_id;
     if (typeof postId !== 'string' || !isUuid(postId) || job.tenantId === null || job.mode === null) return;
     const owner: Owner = { tenantId: job.tenantId, mode: job.mode };
-    const published = await repository.publishIfDue(blogs, owner, postId, now);
+    const published = await publishIfDue(owner, postId, now);
     if (published) {
-      await options.onPublished?.(presentPost(published), owner);
+      await options.onPublished?.(published, owner);
       return;
     }
     const post = await repository.findPost(blogs, owner, postId);
@@ -43,6 +63,6 @@ export function createPublishScheduledHandler(db: Db, options: PublishOptions = 
 }
 
 /** Registers the blog's job handlers on a runner (the app's, or another process's). */
-export function registerBlogJobs(jobs: JobRunner, db: Db, options: PublishOptions = {}): void {
-  jobs.register(PUBLISH_SCHEDULED_JOB, createPublishScheduledHandler(db, options));
+export function registerBlogJobs(jobs: JobRunner, deps: PublishDeps, options: PublishOptions = {}): void {
+  jobs.register(PUBLISH_SCHEDULED_JOB, createPublishScheduledHandler(deps, options));
 }

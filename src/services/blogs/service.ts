@@ -6,6 +6,7 @@ import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
 import type { PageRequest } from '../../db/paging.js';
 import { readingTimeMinutes, renderMarkdown } from './markdown.js';
@@ -25,7 +26,7 @@ import type {
   UpdateSubscriberInput,
 } from './schemas.js';
 import { publishJobKey, PUBLISH_SCHEDULED_JOB } from './scheduler.js';
-import type { PostStatus, SubscriberStatus } from './tables.js';
+import type { BlogTables, PostStatus, SubscriberStatus } from './tables.js';
 
 /**
  * The moves of a post between statuses (besides staying put, a no-op). Scheduling needs
@@ -44,7 +45,7 @@ const EARLIEST_SUBSCRIBED_AT = Date.UTC(1970, 0, 1);
 const PUBLISH_MAX_ATTEMPTS = 30;
 
 /** Posts, the public reading side, subscribers, analytics and categories of a blog. */
-export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
+export function createBlogsService({ db, jobs, events }: { db: Db; jobs: JobRunner; events: EventLog }) {
   const blogs = repository.blogDb(db);
 
   /** Runs `work` in one transaction; `tx` is for the blog tables, `jobsDb` for the job runner. */
@@ -222,7 +223,9 @@ export function createBlogsService({ db, jobs }: { db: Db; jobs: JobRunner }) {
         } else if (current.status === 'scheduled') {
           await jobs.cancel(dedupeKey, jobsDb);
         }
-        return presentPost(row);
+        const post = presentPost(row);
+        if (to === 'published') await events.record<BlogTables>(tx, ctx, 'blogs.post.published', post);
+        return post;
       });
     },
 

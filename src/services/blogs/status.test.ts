@@ -254,7 +254,7 @@ describe('scheduled publishing', () => {
     const when = inFuture(HOUR_MS);
     await moveTo(key, post.id, 'scheduled', when);
     const tenant = await platform.database.db.selectFrom('jobs').select(['tenant_id']).where('dedupe_key', '=', publishJobKey(post.id)).executeTakeFirstOrThrow();
-    const handler = createPublishScheduledHandler(platform.database.db);
+    const handler = createPublishScheduledHandler(platform.serviceDeps());
     const job = {
       id: '0',
       kind: PUBLISH_SCHEDULED_JOB,
@@ -284,7 +284,7 @@ describe('scheduled publishing', () => {
     await moveTo(key, post.id, 'scheduled', inFuture(HOUR_MS));
     // A process started later knows nothing but what the database holds.
     const restarted = new JobRunner({ db: platform.database.db, clock: platform.clock, log: createLogger('silent') });
-    registerBlogJobs(restarted, platform.database.db);
+    registerBlogJobs(restarted, platform.serviceDeps());
     platform.clock.advance(HOUR_MS);
     expect(await restarted.runDue()).toBeGreaterThanOrEqual(1);
     expect((await getPost(key, post.id)).status).toBe('published');
@@ -300,7 +300,7 @@ describe('scheduled publishing', () => {
     const publications: string[] = [];
     const runners = [0, 1, 2].map(() => {
       const runner = new JobRunner({ db: platform.database.db, clock: platform.clock, log: createLogger('silent') });
-      registerBlogJobs(runner, platform.database.db, { onPublished: (post) => void publications.push(post.id) });
+      registerBlogJobs(runner, platform.serviceDeps(), { onPublished: (post) => void publications.push(post.id) });
       return runner;
     });
     // A duplicate job per post (as if delivered twice): the post's state still allows one publication.
@@ -314,6 +314,8 @@ describe('scheduled publishing', () => {
     for (const post of posts) expect(await getPost(key, post.id)).toMatchObject({ status: 'published', published_at: when.toISOString() });
     await Promise.all(runners.map((runner) => runner.runDue()));
     expect(publications).toHaveLength(posts.length);
+    const events = await platform.runtime.events.list({ tenantId, mode: 'test' }, { type: 'blogs.post.published' }, { limit: 50, offset: 0 });
+    expect(events.rows.map((event) => JSON.parse(event.object_json).id).sort()).toEqual(posts.map((post) => post.id).sort());
   });
 });
 

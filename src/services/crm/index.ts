@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { crmRoutes } from './routes.js';
+import { Contact } from './schemas.js';
 import { createCrmService, type CrmService } from './service.js';
 
 export type { CrmService } from './service.js';
@@ -14,6 +15,7 @@ declare module '../registry.js' {
 export const crmModule: ServiceModule<CrmService> = {
   id: 'crm',
   migrations: new URL('./migrations/', import.meta.url),
+  events: [{ type: 'crm.contact.created', description: 'A contact was created.', object: Contact }],
   create: (deps) => createCrmService(deps),
   routes: crmRoutes,
 };

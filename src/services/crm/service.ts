@@ -4,13 +4,15 @@ import type { PageRequest } from '../../db/paging.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import { invalidField, notFound } from '../../platform/errors/app-error.js';
 import * as repository from './repository.js';
 import type { CompanyRow, ContactRow, CrmDb } from './repository.js';
+import type { CrmTables } from './tables.js';
 import type { CompanyView, ContactView, CreateCompanyInput, CreateContactInput, UpdateCompanyInput, UpdateContactInput } from './schemas.js';
 
 /** Contacts and companies: the records other services point at and show names of. */
-export function createCrmService({ db }: { db: Db }) {
+export function createCrmService({ db, events }: { db: Db; events: EventLog }) {
   const crm = repository.crmDb(db);
 
   async function requireCompanyForContact(tx: CrmDb, owner: Owner, companyId: string | null | undefined): Promise<void> {
@@ -56,17 +58,21 @@ export function createCrmService({ db }: { db: Db }) {
     },
 
     async createContact(ctx: RequestContext, input: CreateContactInput): Promise<ContactView> {
-      await requireCompanyForContact(crm, ctx, input.company_id);
-      const row = await repository.insertContact(crm, ctx, {
-        id: newId(),
-        name: input.name.trim(),
-        email: input.email?.toLowerCase() ?? null,
-        phone: input.phone?.trim() ?? null,
-        company_id: input.company_id ?? null,
-        created_at: ctx.now,
-        updated_at: ctx.now,
+      return crm.transaction().execute(async (tx) => {
+        await requireCompanyForContact(tx, ctx, input.company_id);
+        const row = await repository.insertContact(tx, ctx, {
+          id: newId(),
+          name: input.name.trim(),
+          email: input.email?.toLowerCase() ?? null,
+          phone: input.phone?.trim() ?? null,
+          company_id: input.company_id ?? null,
+          created_at: ctx.now,
+          updated_at: ctx.now,
+        });
+        const contact = presentContact(row);
+        await events.record<CrmTables>(tx, ctx, 'crm.contact.created', contact);
+        return contact;
       });
-      return presentContact(row);
     },
 
     async getContact(ctx: RequestContext, id: string): Promise<ContactView> {

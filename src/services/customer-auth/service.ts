@@ -7,11 +7,13 @@ import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
 import { findTenant } from '../../platform/tenants/repository.js';
 import { hashPassword, passwordProblem, verifyPassword, warmUpPasswordHashing } from './passwords.js';
 import * as repository from './repository.js';
 import type { AuthDb, CredentialRow, UserChanges, UserFilters, UserRow } from './repository.js';
+import type { CustomerAuthTables } from './tables.js';
 import {
   MAX_METADATA_BYTES,
   type ActiveSessionView,
@@ -46,6 +48,7 @@ export const SWEEP_JOB = 'customer-auth.sweep';
 
 export interface CustomerAuthDeps {
   db: Db;
+  events: EventLog;
   secretsKey: Buffer;
   jobs?: JobRunner;
 }
@@ -53,7 +56,7 @@ export interface CustomerAuthDeps {
 export type LoginResult = { kind: 'session'; user: EndUserView; session: IssuedSessionView } | { kind: 'mfa'; mfa_required: true; challenge_token: string; expires_at: Date };
 
 /** End users of a tenant: accounts, passwords, email verification, sessions, TOTP MFA. */
-export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuthDeps) {
+export function createCustomerAuthService({ db, events, secretsKey, jobs }: CustomerAuthDeps) {
   const auth = repository.authDb(db);
   warmUpPasswordHashing();
 
@@ -140,25 +143,29 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         passwordHash = await hashPassword(input.password);
       }
       try {
-        const row = await repository.insertUser(auth, ctx, {
-          id: newId(),
-          email,
-          name: name ?? null,
-          profile_picture_url: input.profile_picture_url ?? null,
-          status: 'active',
-          email_verified_at: null,
-          password_hash: passwordHash,
-          mfa_enabled: false,
-          mfa_enabled_at: null,
-          totp_secret: null,
-          totp_pending_secret: null,
-          totp_last_step: null,
-          last_login_at: null,
-          metadata,
-          created_at: ctx.now,
-          updated_at: ctx.now,
+        return await inTransaction(async (tx) => {
+          const row = await repository.insertUser(tx, ctx, {
+            id: newId(),
+            email,
+            name: name ?? null,
+            profile_picture_url: input.profile_picture_url ?? null,
+            status: 'active',
+            email_verified_at: null,
+            password_hash: passwordHash,
+            mfa_enabled: false,
+            mfa_enabled_at: null,
+            totp_secret: null,
+            totp_pending_secret: null,
+            totp_last_step: null,
+            last_login_at: null,
+            metadata,
+            created_at: ctx.now,
+            updated_at: ctx.now,
+          });
+          const user = presentUser(row);
+          await events.record<CustomerAuthTables>(tx, ctx, 'customer_auth.user.created', user);
+          return user;
         });
-        return presentUser(row);
       } catch (error) {
         // The unique index decides, so two concurrent creates of one address cannot both succeed.
         if (repository.isUniqueViolation(error, repository.EMAIL_INDEX)) throw await emailTaken(ctx, email);
@@ -262,7 +269,9 @@ export function createCustomerAuthService({ db, secretsKey, jobs }: CustomerAuth
         await repository.markVerificationUsed(tx, ctx, verification.id, ctx.now);
         if (user.email_verified_at !== null) return presentUser(user);
         const row = await repository.updateUser(tx, ctx, user.id, { email_verified_at: ctx.now, updated_at: nextUpdatedAt(user.updated_at, ctx.now) });
-        return presentUser(row);
+        const verified = presentUser(row);
+        await events.record<CustomerAuthTables>(tx, ctx, 'customer_auth.user.email_verified', verified);
+        return verified;
       });
     },
 

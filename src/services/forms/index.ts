@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { formsRoutes } from './routes.js';
+import { Submission } from './schemas.js';
 import { createFormsService, type FormsService } from './service.js';
 
 export type { FormsService } from './service.js';
@@ -8,6 +9,7 @@ export type { FormsService } from './service.js';
 export const formsModule: ServiceModule<FormsService> = {
   id: 'forms',
   migrations: new URL('./migrations/', import.meta.url),
+  events: [{ type: 'forms.submission.created', description: 'A submission to a published form was received.', object: Submission }],
   create: (deps) => createFormsService(deps),
   routes: formsRoutes,
 };

@@ -5,13 +5,14 @@ import { newId } from '../../lib/ids.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import { csvRow, headerRow } from './csv.js';
 import { validateFieldDefinitions, validateSubmissionData, type FieldDefinition, type FieldInput } from './fields.js';
 import * as repository from './repository.js';
 import type { ExportCursor, ExportRowValues, FormChanges, FormRow, FormsDb, SubmissionRow } from './repository.js';
 import { MAX_METADATA_BYTES, type CreateFormInput, type FormView, type SubmissionView, type SubmitInput, type UpdateFormInput } from './schemas.js';
-import type { FormStatus } from './tables.js';
+import type { FormStatus, FormsTables } from './tables.js';
 
 /** Rows fetched per keyset batch of the CSV export. */
 export const EXPORT_BATCH_SIZE = 1_000;
@@ -20,7 +21,7 @@ const EXPORT_CHUNK_BYTES = 64 * 1024;
 const DERIVED_SLUG_ATTEMPTS = 5;
 
 /** Form definitions, submissions to published forms, read/unread marking and CSV export. */
-export function createFormsService({ db }: { db: Db }) {
+export function createFormsService({ db, events }: { db: Db; events: EventLog }) {
   const forms = repository.formsDb(db);
 
   function checkedFields(inputs: FieldInput[]): FieldDefinition[] {
@@ -157,7 +158,9 @@ export function createFormsService({ db }: { db: Db }) {
           submitted_at: ctx.now,
         });
         await repository.adjustCounts(tx, ctx, form.id, { submissions: 1, unread: 1 });
-        return presentSubmission(row);
+        const submission = presentSubmission(row);
+        await events.record<FormsTables>(tx, ctx, 'forms.submission.created', submission);
+        return submission;
       });
     },
 
