@@ -41,7 +41,7 @@ export function createPublishScheduledHandler({ db, events }: PublishDeps, optio
       const row = await repository.publishIfDue(tx, owner, postId, now);
       if (!row) return undefined;
       const post = presentPost(row);
-      await events.record<BlogTables>(tx, owner, 'blogs.post.published', post);
+      await events.record(tx, owner, 'blogs.post.published', post);
       return post;
     });
   }

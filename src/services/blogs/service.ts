@@ -224,7 +224,7 @@ export function createBlogsService({ db, jobs, events }: { db: Db; jobs: JobRunn
           await jobs.cancel(dedupeKey, jobsDb);
         }
         const post = presentPost(row);
-        if (to === 'published') await events.record<BlogTables>(tx, ctx, 'blogs.post.published', post);
+        if (to === 'published') await events.record(tx, ctx, 'blogs.post.published', post);
         return post;
       });
     },

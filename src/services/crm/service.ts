@@ -70,7 +70,7 @@ export function createCrmService({ db, events }: { db: Db; events: EventLog }) {
           updated_at: ctx.now,
         });
         const contact = presentContact(row);
-        await events.record<CrmTables>(tx, ctx, 'crm.contact.created', contact);
+        await events.record(tx, ctx, 'crm.contact.created', contact);
         return contact;
       });
     },

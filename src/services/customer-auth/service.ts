@@ -163,7 +163,7 @@ export function createCustomerAuthService({ db, events, secretsKey, jobs }: Cust
             updated_at: ctx.now,
           });
           const user = presentUser(row);
-          await events.record<CustomerAuthTables>(tx, ctx, 'customer_auth.user.created', user);
+          await events.record(tx, ctx, 'customer_auth.user.created', user);
           return user;
         });
       } catch (error) {
@@ -270,7 +270,7 @@ export function createCustomerAuthService({ db, events, secretsKey, jobs }: Cust
         if (user.email_verified_at !== null) return presentUser(user);
         const row = await repository.updateUser(tx, ctx, user.id, { email_verified_at: ctx.now, updated_at: nextUpdatedAt(user.updated_at, ctx.now) });
         const verified = presentUser(row);
-        await events.record<CustomerAuthTables>(tx, ctx, 'customer_auth.user.email_verified', verified);
+        await events.record(tx, ctx, 'customer_auth.user.email_verified', verified);
         return verified;
       });
     },

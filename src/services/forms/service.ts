@@ -159,7 +159,7 @@ export function createFormsService({ db, events }: { db: Db; events: EventLog })
         });
         await repository.adjustCounts(tx, ctx, form.id, { submissions: 1, unread: 1 });
         const submission = presentSubmission(row);
-        await events.record<FormsTables>(tx, ctx, 'forms.submission.created', submission);
+        await events.record(tx, ctx, 'forms.submission.created', submission);
         return submission;
       });
     },
