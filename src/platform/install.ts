@@ -174,7 +174,7 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     schema.security = [{ adminToken: [] }];
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.', ...SERVER_ERRORS });
   }
-  return (route.config ?? {}) as PlatformRouteConfig;
+  return route.config ?? {};
 }
 
 /** The conflicts the platform itself raises on a route: idempotency keys, and stale `expected_updated_at`. */
