@@ -33,8 +33,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests and benchmarks read replies with `response.json()`, which is `any` by design.
-    files: ['test/**', '**/*.test.ts', 'bench/**'],
+    // Tests, the per-service test helpers they import, and benchmarks read replies with `response.json()`, which is `any` by design.
+    files: ['test/**', '**/*.test.ts', 'src/**/test-helpers.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

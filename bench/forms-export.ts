@@ -100,7 +100,7 @@ async function startServer(spec: ServerSpec): Promise<Server> {
   for (const name of ['NODE_OPTIONS', 'REDIS_URL', 'ADMIN_TOKEN', 'PUBLIC_BASE_URL', 'DATA_DIR', 'LOG_LEVEL', 'RUN_JOBS']) delete env[name];
   const child = spawn(process.execPath, [...spec.flags, spec.entry], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let tail = '';
-  child.stdout!.on('data', (chunk) => (tail = (tail + String(chunk)).slice(-4000)));
+  child.stdout.on('data', (chunk) => (tail = (tail + String(chunk)).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const deadline = Date.now() + 60_000;

@@ -99,7 +99,7 @@ const child = spawn(
   },
 );
 let report = '';
-child.stdout!.on('data', (chunk) => (report += String(chunk)));
+child.stdout.on('data', (chunk) => (report += String(chunk)));
 await new Promise((resolve) => child.on('exit', resolve));
 const cpu = process.cpuUsage(cpuBefore);
 if (profileOut) {

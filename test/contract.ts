@@ -71,7 +71,7 @@ export class ContractChecker {
     this.#headers = document.components?.headers ?? {};
     this.#ajv = makeAjv(false);
     this.#textAjv = makeAjv(true);
-    for (const ajv of [this.#ajv, this.#textAjv]) ajv.addSchema({ ...document, $id: DOCUMENT_ID } as never);
+    for (const ajv of [this.#ajv, this.#textAjv]) ajv.addSchema({ ...document, $id: DOCUMENT_ID });
     this.#routes = Object.entries(document.paths).map(([template, item]) => {
       const names: string[] = [];
       const source = template

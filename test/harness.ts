@@ -241,7 +241,7 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
 /** Checks a reply is the platform's error shape with the given status and code; returns the error. */
 export function expectError(response: Response, status: number, code: string) {
   unacknowledged.delete(response);
-  const body = response.json() as { error?: { code?: unknown; message?: unknown; details?: unknown } };
+  const body = response.json<{ error?: { code?: unknown; message?: unknown; details?: unknown } }>();
   const summary = `${response.statusCode} ${response.body.slice(0, 300)}`;
   if (response.statusCode !== status || body.error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${summary}`);

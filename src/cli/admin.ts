@@ -159,7 +159,7 @@ type OptionValues = Record<string, string | boolean | undefined>;
 function parseOrThrow(args: string[], options: ParseArgsConfig['options']): { values: OptionValues; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
-    return { values: values as OptionValues, positionals };
+    return { values: values, positionals };
   } catch (error) {
     if (isParseArgsError(error)) throw new UsageError(error.message);
     throw error;

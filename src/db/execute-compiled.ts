@@ -4,7 +4,7 @@ import { currentRequestTransaction } from './request-transaction.js';
 /** Runs one statement on any free pooled connection and resolves with its rows. */
 export type StatementRunner = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
 
-const directRunners = new WeakMap<Kysely<any>, StatementRunner>();
+const directRunners = new WeakMap<object, StatementRunner>();
 
 /**
  * Lets compiled statements on `db` (the pool-wide instance, never a transaction, which is
@@ -22,7 +22,7 @@ const directRunners = new WeakMap<Kysely<any>, StatementRunner>();
  * Inside a request transaction (`request-transaction.ts`) statements take Kysely's way, which
  * lends them the transaction's connection.
  */
-export function runCompiledQueriesDirectly(db: Kysely<any>, runner: StatementRunner): void {
+export function runCompiledQueriesDirectly<DB>(db: Kysely<DB>, runner: StatementRunner): void {
   directRunners.set(db, runner);
 }
 
@@ -31,7 +31,7 @@ export function runCompiledQueriesDirectly(db: Kysely<any>, runner: StatementRun
  * transaction's connection if `db` is one) and resolves with its rows. Not an async function:
  * on the direct path the runner's own promise is returned, with no frame of ours waiting on it.
  */
-export function executeCompiled<Row>(db: Kysely<any>, compiled: Pick<CompiledQuery<Row>, 'sql' | 'query'>, parameters: readonly unknown[]): Promise<Row[]> {
+export function executeCompiled<Row, DB>(db: Kysely<DB>, compiled: Pick<CompiledQuery<Row>, 'sql' | 'query'>, parameters: readonly unknown[]): Promise<Row[]> {
   const direct = directRunners.get(db);
   if (direct && !currentRequestTransaction()) return direct(compiled.sql, parameters) as Promise<Row[]>;
   return db.executeQuery<Row>({ sql: compiled.sql, query: compiled.query, queryId: createQueryId(), parameters }).then((result) => result.rows);

@@ -37,7 +37,24 @@ export type OwnedInsert<Row> = Omit<Insertable<Row>, 'tenant_id' | 'mode'>;
 
 type OwnerValues = { tenantId: string; mode: Mode };
 type PageValues = OwnerValues & PageRequest;
-type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/**
+ * The tables of a database as the queries of this module see them: any table, any column. A
+ * service's own table and column names are checked where it writes its queries; the owner
+ * conditions added here are the same for every owned table.
+ */
+type UntypedTables = Record<string, Record<string, unknown>>;
+type UntypedSelect = SelectQueryBuilder<UntypedTables, string, object>;
+
+/** `db` with its table names erased, to build the queries every owned table shares. */
+function untyped<DB>(db: Kysely<DB>): Kysely<UntypedTables> {
+  return db as unknown as Kysely<UntypedTables>;
+}
+
+/** What adding the owner conditions needs of a builder: `where(column, '=', value)`, giving the same kind of builder. */
+interface Filterable<Q> {
+  where(column: string, operator: '=', value: unknown): Q;
+}
 
 /** One filter of a list: the condition it adds, given (a placeholder for) its value. */
 export type ListFilter<DB, T extends keyof DB, Value> = (eb: ExpressionBuilder<DB, T>, value: Value) => Expression<SqlBool>;
@@ -59,19 +76,24 @@ export interface ListSpec<DB, T extends keyof DB, Filters extends Record<string,
  * The builders (`select`, `update`, `delete`, `insert`) are for writes and one-off reads.
  */
 export class OwnedTable<DB, T extends OwnedTableName<DB>> {
-  constructor(readonly name: T) {}
+  /** The name as a plain string: Kysely resolves a generic `T` to conditional types the untyped builders cannot use. */
+  readonly #table: string;
+
+  constructor(readonly name: T) {
+    this.#table = name;
+  }
 
   /** `select … from <table> where tenant_id = … and mode = …`, to add columns and conditions to. */
   select(db: Kysely<DB>, owner: Owner): SelectQueryBuilder<DB, T, object> {
-    return this.#owned((db as Kysely<any>).selectFrom(this.name), owner.tenantId, owner.mode) as never;
+    return this.#owned(untyped(db).selectFrom(this.#table), owner.tenantId, owner.mode);
   }
 
   update(db: Kysely<DB>, owner: Owner): UpdateQueryBuilder<DB, T, T, UpdateResult> {
-    return this.#owned((db as Kysely<any>).updateTable(this.name), owner.tenantId, owner.mode) as never;
+    return this.#owned(untyped(db).updateTable(this.#table), owner.tenantId, owner.mode) as never;
   }
 
   delete(db: Kysely<DB>, owner: Owner): DeleteQueryBuilder<DB, T, DeleteResult> {
-    return this.#owned((db as Kysely<any>).deleteFrom(this.name), owner.tenantId, owner.mode) as never;
+    return this.#owned(untyped(db).deleteFrom(this.#table), owner.tenantId, owner.mode) as never;
   }
 
   /**
@@ -79,20 +101,19 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
    * themselves (a hosted page's URL names no tenant) and for cross-tenant maintenance.
    */
   acrossOwners(db: Kysely<DB>): SelectQueryBuilder<DB, T, { tenant_id: string; mode: Mode }> {
-    const from: SelectQueryBuilder<any, any, object> = (db as Kysely<any>).selectFrom(this.name as string);
-    return from.select(['tenant_id', 'mode']) as never;
+    return untyped(db).selectFrom(this.#table).select(['tenant_id', 'mode']) as never;
   }
 
   /** A delete across every owner: only for maintenance that spans tenants, such as sweeping expired rows. */
   deleteAcrossOwners(db: Kysely<DB>): DeleteQueryBuilder<DB, T, DeleteResult> {
-    return (db as Kysely<any>).deleteFrom(this.name) as never;
+    return untyped(db).deleteFrom(this.#table) as never;
   }
 
   /** Inserts rows owned by `owner`: the table sets tenant_id and mode. */
   insert(db: Kysely<DB>, owner: Owner, rows: OwnedInsert<DB[T]> | ReadonlyArray<OwnedInsert<DB[T]>>): InsertQueryBuilder<DB, T, InsertResult> {
     const owned = (row: OwnedInsert<DB[T]>) => ({ ...row, tenant_id: owner.tenantId, mode: owner.mode });
     const values = Array.isArray(rows) ? rows.map(owned) : owned(rows as OwnedInsert<DB[T]>);
-    return (db as Kysely<any>).insertInto(this.name).values(values) as never;
+    return untyped(db).insertInto(this.#table).values(values) as never;
   }
 
   /**
@@ -101,8 +122,8 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
    * statement; the table adds tenant_id and mode.
    */
   insertFrom(db: Kysely<DB>, owner: Owner, columns: ReadonlyArray<keyof OwnedInsert<DB[T]> & string>, rows: Expression<unknown>): InsertQueryBuilder<DB, T, InsertResult> {
-    return (db as Kysely<any>)
-      .insertInto(this.name)
+    return untyped(db)
+      .insertInto(this.#table)
       .columns([...columns, 'tenant_id', 'mode'])
       .expression(sql`select rows.*, ${owner.tenantId}, ${owner.mode} from (${rows}) as rows`) as never;
   }
@@ -115,9 +136,9 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
   statement<Values extends Record<string, unknown>, Row>(
     build: (from: SelectQueryBuilder<DB, T, object>, values: Values) => SelectQueryBuilder<DB, T, Row>,
   ): OwnedStatement<DB, Values, Row> {
-    const prepared = new PreparedQuery<Values & OwnerValues, Row>((db, value) => {
+    const prepared = new PreparedQuery<DB, Values & OwnerValues, Row>((db, value) => {
       const placeholders = new Proxy({} as Values, { get: (_target, name) => value(name as keyof Values & string) });
-      return build(this.#owned(db.selectFrom(this.name), value('tenantId'), value('mode')) as never, placeholders);
+      return build(this.#owned(untyped(db).selectFrom(this.#table), value('tenantId'), value('mode')), placeholders);
     });
     return new OwnedStatement(prepared);
   }
@@ -127,11 +148,11 @@ export class OwnedTable<DB, T extends OwnedTableName<DB>> {
    * prepared once per combination of filters in use.
    */
   list<Filters extends Record<string, unknown>, Row>(spec: ListSpec<DB, T, Filters, Row>): OwnedList<DB, Filters, Row> {
-    return new OwnedList(this.name, spec as unknown as ListSpec<any, any, Filters, Row>, (query, tenantId, mode) => this.#owned(query, tenantId, mode));
+    return new OwnedList<DB, Filters, Row>(this.#table, spec as unknown as UntypedListSpec<Row>, (query, tenantId, mode) => this.#owned(query, tenantId, mode));
   }
 
-  #owned<Q extends { where: (...args: any[]) => any }>(query: Q, tenantId: unknown, mode: unknown): Q {
-    return query.where(`${this.name}.tenant_id`, '=', tenantId).where(`${this.name}.mode`, '=', mode);
+  #owned<Q extends Filterable<Q>>(query: Q, tenantId: unknown, mode: unknown): Q {
+    return query.where(`${this.#table}.tenant_id`, '=', tenantId).where(`${this.#table}.mode`, '=', mode);
   }
 }
 
@@ -142,7 +163,7 @@ export function ownedTables<DB>() {
 
 /** A prepared read of one owner's rows. */
 export class OwnedStatement<DB, Values extends Record<string, unknown>, Row> {
-  constructor(private readonly prepared: PreparedQuery<Values & OwnerValues, Row>) {}
+  constructor(private readonly prepared: PreparedQuery<DB, Values & OwnerValues, Row>) {}
 
   all(db: Kysely<DB>, owner: Owner, values: Values): Promise<Row[]> {
     return this.prepared.execute(db, { ...values, tenantId: owner.tenantId, mode: owner.mode });
@@ -155,15 +176,18 @@ export class OwnedStatement<DB, Values extends Record<string, unknown>, Row> {
 
 type CountRow = { total: string };
 
+/** A list's spec on untyped tables: the filters looked up by name, whatever the table. */
+type UntypedListSpec<Row> = ListSpec<UntypedTables, string, Record<string, unknown>, Row>;
+
 /** A list query prepared per filter combination: pages with their total, or pages alone. */
 export class OwnedList<DB, Filters extends Record<string, unknown>, Row> {
-  readonly #pages = new Map<string, PreparedQuery<PageValues & Record<string, unknown>, Row>>();
-  readonly #counts = new Map<string, PreparedQuery<OwnerValues & Record<string, unknown>, CountRow>>();
+  readonly #pages = new Map<string, PreparedQuery<DB, PageValues & Record<string, unknown>, Row>>();
+  readonly #counts = new Map<string, PreparedQuery<DB, OwnerValues & Record<string, unknown>, CountRow>>();
 
   constructor(
     private readonly table: string,
-    private readonly spec: ListSpec<any, any, Filters, Row>,
-    private readonly owned: (query: AnySelect, tenantId: unknown, mode: unknown) => AnySelect,
+    private readonly spec: UntypedListSpec<Row>,
+    private readonly owned: (query: UntypedSelect, tenantId: unknown, mode: unknown) => UntypedSelect,
   ) {}
 
   /** One page and the number of rows on all pages, queried side by side. */
@@ -190,11 +214,11 @@ export class OwnedList<DB, Filters extends Record<string, unknown>, Row> {
     return { shape, values };
   }
 
-  #filtered(db: Kysely<any>, shape: string, value: (name: string) => unknown): AnySelect {
-    let query = this.owned(db.selectFrom(this.table), value('tenantId'), value('mode'));
+  #filtered(db: Kysely<DB>, shape: string, value: (name: string) => unknown): UntypedSelect {
+    let query = this.owned(untyped(db).selectFrom(this.table), value('tenantId'), value('mode'));
     for (const name of shape.split(';')) {
       if (!name) continue;
-      const condition = this.spec.filters[name as keyof Filters] as ListFilter<any, any, unknown>;
+      const condition = this.spec.filters[name]!; // shape names only filters of the spec
       query = query.where((eb) => condition(eb, value(`filter:${name}`)));
     }
     return query;
@@ -203,9 +227,9 @@ export class OwnedList<DB, Filters extends Record<string, unknown>, Row> {
   #pageQuery(shape: string) {
     let query = this.#pages.get(shape);
     if (!query) {
-      query = new PreparedQuery<PageValues & Record<string, unknown>, Row>((db, value) =>
+      query = new PreparedQuery<DB, PageValues & Record<string, unknown>, Row>((db, value) =>
         this.spec
-          .select(this.#filtered(db, shape, value as (name: string) => unknown))
+          .select(this.#filtered(db, shape, value))
           .limit(value('limit'))
           .offset(value('offset')),
       );
@@ -217,9 +241,7 @@ export class OwnedList<DB, Filters extends Record<string, unknown>, Row> {
   #countQuery(shape: string) {
     let query = this.#counts.get(shape);
     if (!query) {
-      query = new PreparedQuery<OwnerValues & Record<string, unknown>, CountRow>(
-        (db, value) => this.#filtered(db, shape, value as (name: string) => unknown).select(sql<string>`count(*)`.as('total')) as SelectQueryBuilder<any, any, CountRow>,
-      );
+      query = new PreparedQuery<DB, OwnerValues & Record<string, unknown>, CountRow>((db, value) => this.#filtered(db, shape, value).select(sql<string>`count(*)`.as('total')));
       this.#counts.set(shape, query);
     }
     return query;

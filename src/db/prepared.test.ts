@@ -33,7 +33,7 @@ afterAll(() => database.close());
 
 type Values = { owner: string; limit: number };
 
-const visibleThings = new PreparedQuery<Values, { id: number; label: string }>((db: Kysely<Tables>, value) =>
+const visibleThings = new PreparedQuery<Tables, Values, { id: number; label: string }>((db, value) =>
   db.selectFrom('prepared_things').select(['id', 'label']).where('owner', '=', value('owner')).where('hidden', '=', false).orderBy('id').limit(value('limit')),
 );
 
@@ -84,7 +84,7 @@ describe('PreparedQuery', () => {
   });
 
   it('refuses a named value that the query never binds', async () => {
-    const unbound = new PreparedQuery<{ owner: string }, { id: number }>((db: Kysely<Tables>, value) => {
+    const unbound = new PreparedQuery<Tables, { owner: string }, { id: number }>((db, value) => {
       value('owner');
       return db.selectFrom('prepared_things').select('id');
     });

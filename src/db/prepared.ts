@@ -19,24 +19,25 @@ type Slot = { placeholder: string } | { constant: unknown };
  * `build` receives a placeholder for every named value; it must not branch on them (their
  * values are unknown when it runs), and each must appear where Kysely binds a parameter.
  */
-export class PreparedQuery<Values extends Record<string, unknown>, Row> {
+export class PreparedQuery<DB, Values extends Record<string, unknown>, Row> {
   #compiled: CompiledQuery<Row> | undefined;
   #slots: Slot[] = [];
 
-  constructor(private readonly build: (db: Kysely<any>, value: <K extends keyof Values & string>(name: K) => Values[K]) => Compilable<Row>) {}
+  constructor(private readonly build: (db: Kysely<DB>, value: <K extends keyof Values & string>(name: K) => Values[K]) => Compilable<Row>) {}
 
-  execute(db: Kysely<any>, values: Values): Promise<Row[]> {
+  execute(db: Kysely<DB>, values: Values): Promise<Row[]> {
     let compiled: CompiledQuery<Row>;
     try {
       compiled = this.#compiled ??= this.#compile(db);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on whatever building or compiling threw, unchanged, as a rejection (this method is not async on purpose)
       return Promise.reject(error);
     }
     const parameters = this.#slots.map((slot) => ('placeholder' in slot ? values[slot.placeholder] : slot.constant));
     return executeCompiled(db, compiled, parameters);
   }
 
-  #compile(db: Kysely<any>): CompiledQuery<Row> {
+  #compile(db: Kysely<DB>): CompiledQuery<Row> {
     const named = new Set<string>();
     const compiled = this.build(db, (name) => {
       named.add(name);

@@ -35,7 +35,7 @@ export function currentRequestTransaction(): RequestTransaction | undefined {
   return transaction?.isOpen ? transaction : undefined;
 }
 
-const drivers = new WeakMap<Kysely<any>, RequestTransactionDriver>();
+const drivers = new WeakMap<object, RequestTransactionDriver>();
 
 /** A Kysely instance whose queries join the current request transaction, if any. */
 export function openKysely<Tables>(dialect: Dialect): Kysely<Tables> {
@@ -53,7 +53,7 @@ export function openKysely<Tables>(dialect: Dialect): Kysely<Tables> {
 }
 
 /** Takes a connection of `db` (waiting for one as any query does) and begins a transaction on it. */
-export function beginRequestTransaction(db: Kysely<any>): Promise<RequestTransaction> {
+export function beginRequestTransaction<DB>(db: Kysely<DB>): Promise<RequestTransaction> {
   const driver = drivers.get(db);
   if (!driver) throw new Error('Request transactions need a Kysely instance created by openKysely().');
   return driver.beginRequestTransaction();
@@ -330,9 +330,9 @@ class RequestTransactionDriver implements Driver {
     name: string,
     compileQuery: QueryCompiler['compileQuery'],
   ): Promise<void> {
-    const run = this.#inner[command];
+    const run = this.#inner[command]?.bind(this.#inner);
     if (!run) throw new Error(`The \`${command}\` method is not supported by this driver`);
-    return run.call(this.#inner, connection, name, compileQuery);
+    return run(connection, name, compileQuery);
   }
 
   destroy(): Promise<void> {

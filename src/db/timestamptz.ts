@@ -71,7 +71,7 @@ export function parseTimestamptz(text: string): unknown {
 
 /** Type parsers for a pg pool: pg's own, except timestamptz in text form (see parseTimestamptz). */
 export const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
     if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },

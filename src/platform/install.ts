@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { CorsOrigins } from '../config/index.js';
 import type { Db } from '../db/database.js';
@@ -63,7 +63,7 @@ export async function installPlatform(app: FastifyInstance, deps: PlatformDeps):
   const idempotency = createIdempotencyHooks(deps.db, deps.injectFault);
 
   /** The platform's checks for one public route, resolved once when the route is registered. */
-  const publicRouteGuard = (scope: string, deprecated: PlatformRouteConfig['deprecated']): onRequestHookHandler =>
+  const publicRouteGuard = (scope: string, deprecated: PlatformRouteConfig['deprecated']): onRequestAsyncHookHandler =>
     async function guardPublicRoute(request, reply) {
       const key = await authenticate(request, deps.keyCache);
       request.auth = key;
@@ -74,7 +74,7 @@ export async function installPlatform(app: FastifyInstance, deps: PlatformDeps):
       if (deprecated) setDeprecationHeaders(reply, deprecated);
     };
 
-  const adminRouteGuard: onRequestHookHandler = async function guardAdminRoute(request) {
+  const adminRouteGuard: onRequestAsyncHookHandler = async function guardAdminRoute(request) {
     if (!checkAdminToken) throw new AppError('not_found', 'The operator API is disabled.');
     checkAdminToken(request);
   };
@@ -174,7 +174,7 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
     schema.security = [{ adminToken: [] }];
     addErrorResponses(schema, { 400: 'Invalid input.', 401: 'Missing or wrong ADMIN_TOKEN.', 404: 'Unknown id.', ...SERVER_ERRORS });
   }
-  return (route.config ?? {}) as PlatformRouteConfig;
+  return route.config ?? {};
 }
 
 /** The conflicts the platform itself raises on a route: idempotency keys, and stale `expected_updated_at`. */
@@ -211,7 +211,7 @@ type HookName = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'o
 /** Puts the platform's hook before any hook the route declares itself. */
 function prependHook(route: RouteOptions, name: HookName, hook: unknown): void {
   const existing = route[name] as unknown;
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+  const list: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
   (route as unknown as Record<HookName, unknown[]>)[name] = [hook, ...list];
 }
 

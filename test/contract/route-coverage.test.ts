@@ -15,7 +15,7 @@ function openApiPath(url: string): string {
 
 describe('route coverage', () => {
   it('documents every route under /api/v1 and /admin/v1, /healthz and /readyz, and documents no route that does not exist', async () => {
-    const document = (await call(platform.app, 'GET', OPENAPI_URL)).json() as { paths: Record<string, Record<string, unknown>> };
+    const document = (await call(platform.app, 'GET', OPENAPI_URL)).json<{ paths: Record<string, Record<string, unknown>> }>();
     const served = platform.app
       .routeTable()
       .filter((route) => isContractPath(route.url))

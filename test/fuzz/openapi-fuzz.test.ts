@@ -42,9 +42,9 @@ afterAll(() => platform.close());
 async function readOperations(): Promise<Operation[]> {
   const response = await call(platform.app, 'GET', '/api/v1/openapi.json');
   expect(response.statusCode).toBe(200);
-  const document = response.json() as {
+  const document = response.json<{
     paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
-  };
+  }>();
   const found: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
     if (!path.startsWith('/api/v1/services/') && !path.startsWith('/admin/v1/')) continue;
@@ -102,7 +102,7 @@ function checkReply(response: Response): string | undefined {
   if (response.statusCode >= 500) return summary;
   if (response.statusCode < 400) return undefined;
   try {
-    const error = (response.json() as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
+    const error = response.json<{ error?: { code?: unknown; message?: unknown; details?: unknown } }>().error;
     if (typeof error?.code !== 'string' || typeof error.message !== 'string' || !Array.isArray(error.details)) return `no error shape: ${summary}`;
   } catch {
     return `not JSON: ${summary}`;

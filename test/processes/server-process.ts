@@ -48,8 +48,8 @@ export async function startServerProcess(env: Record<string, string | undefined>
   const child = spawn(process.execPath, [...flags, entry], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const exited = ended.then(({ code }) => code);
 
@@ -109,8 +109,8 @@ export async function runFailingStart(env: Record<string, string | undefined>, t
   const child = spawn(process.execPath, [...flags, entry], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
   clearTimeout(timer);

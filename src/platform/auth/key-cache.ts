@@ -105,9 +105,10 @@ export function watchRevocations(options: {
     } catch (error) {
       options.onError?.(error);
     }
-    if (!stopped) timer = setTimeout(tick, intervalMs).unref();
+    if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
   };
-  timer = setTimeout(tick, intervalMs).unref();
+  // tick catches its own errors (reported to onError), so its promise is not awaited.
+  timer = setTimeout(() => void tick(), intervalMs).unref();
 
   return {
     stop() {

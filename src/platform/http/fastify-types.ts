@@ -26,6 +26,7 @@ export interface PlatformRouteConfig {
 }
 
 declare module 'fastify' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: Fastify's route config gains the platform's fields
   interface FastifyContextConfig extends PlatformRouteConfig {}
 
   interface FastifyInstance {

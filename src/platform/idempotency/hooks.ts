@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { beginRequestTransaction, type RequestTransaction } from '../../db/request-transaction.js';
 import { canonicalJson, sha256Hex } from '../../lib/canonical-json.js';
@@ -36,7 +36,7 @@ type Claim = { kind: 'acting'; request: IdempotentRequest } | { kind: 'replay'; 
  * recorded and the transaction committed before the reply leaves; a 5xx, or a failure to
  * record or commit, rolls everything back and answers 5xx, so a retry acts afresh.
  */
-export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { takeKey: preHandlerHookHandler; recordReply: onSendHookHandler } {
+export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { takeKey: preHandlerHookHandler; recordReply: onSendAsyncHookHandler } {
   async function claim(scope: IdempotencyScope, fingerprint: RequestFingerprint, startedAt: Date): Promise<Claim> {
     const transaction = await beginRequestTransaction(db);
     try {
@@ -95,7 +95,7 @@ export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { ta
     );
   };
 
-  const recordReply: onSendHookHandler = async (request, reply, payload) => {
+  const recordReply: onSendAsyncHookHandler = async (request, reply, payload) => {
     const acting = request.idempotency;
     if (!acting) return payload;
     request.idempotency = undefined;

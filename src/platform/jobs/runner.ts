@@ -176,9 +176,10 @@ export class JobRunner {
       } catch (error) {
         this.#log.error({ err: error }, 'job poll failed');
       }
-      if (!this.#stopped) this.#timer = setTimeout(loop, this.#pollIntervalMs).unref();
+      if (!this.#stopped) this.#timer = setTimeout(() => void loop(), this.#pollIntervalMs).unref();
     };
-    this.#timer = setTimeout(loop, 0).unref();
+    // loop catches and logs its own errors, so its promise is not awaited.
+    this.#timer = setTimeout(() => void loop(), 0).unref();
     for (const worker of this.#workers) worker.start();
   }
 

@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import type { LookupFunction, Socket } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, request as undiciRequest } from 'undici';
 import type { OutboundSettings } from '../../config/index.js';
@@ -82,9 +82,9 @@ export function createOutboundHttp(settings: OutboundSettings, { isAllowedAddres
       ? (options, callback) =>
           connect(options, (error, socket) => {
             if (error) return callback(error, null);
-            const refused = guard(socket!.remoteAddress, options.hostname);
-            if (!refused) return callback(null, socket!);
-            (socket as Socket).destroy();
+            const refused = guard(socket.remoteAddress, options.hostname);
+            if (!refused) return callback(null, socket);
+            socket.destroy();
             callback(refused, null);
           })
       : connect,

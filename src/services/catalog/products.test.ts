@@ -193,7 +193,7 @@ describe('products', () => {
           billing_interval: 'month',
           interval_count: 1,
           created_at: now,
-        })) as never,
+        })),
       )
       .execute();
     const error = expectError(

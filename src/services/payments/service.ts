@@ -245,19 +245,21 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return createHmac('sha256', deps.secretsKey).update(`payments-page:${purpose}:${id}`).digest('base64url');
   }
 
+  function validFormToken(purpose: FormPurpose, id: string, sent: string | undefined): boolean {
+    if (typeof sent !== 'string') return false;
+    const expected = Buffer.from(formToken(purpose, id));
+    const given = Buffer.from(sent);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
   return {
     publicBaseUrl,
 
     /** The CSRF token of a page form: an HMAC of the session or link id, nothing stored. */
     formToken,
 
-    /** Constant-time check of a form's CSRF token. */
-    validFormToken(purpose: FormPurpose, id: string, sent: string | undefined): boolean {
-      if (typeof sent !== 'string') return false;
-      const expected = Buffer.from(formToken(purpose, id));
-      const given = Buffer.from(sent);
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    /** Constant-time check of a form's CSRF token (a plain function, so pages can take it off the service). */
+    validFormToken,
 
     // Checkout sessions (API)
 
