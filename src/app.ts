@@ -31,7 +31,16 @@ import type { ServiceModule } from './services/module.js';
 import { ServiceRegistry } from './services/registry.js';
 
 /** Every service, in the order its migrations run. Adding a service is one line here. */
-export const serviceModules: ServiceModule<unknown, unknown>[] = [crmModule, blogsModule, formsModule, invoicingModule, customerAuthModule, catalogModule, paymentsModule, webhooksModule];
+export const serviceModules: ServiceModule<unknown, unknown>[] = [
+  crmModule,
+  blogsModule,
+  formsModule,
+  invoicingModule,
+  customerAuthModule,
+  catalogModule,
+  paymentsModule,
+  webhooksModule,
+];
 
 export interface AppDeps {
   database: Database;

@@ -6,7 +6,6 @@ import type { JobHandler, JobRunner } from '../../platform/jobs/runner.js';
 import { presentPost } from './present.js';
 import * as repository from './repository.js';
 import type { PostView } from './schemas.js';
-import type { BlogTables } from './tables.js';
 
 /** The durable job that publishes a scheduled post when its time comes. */
 export const PUBLISH_SCHEDULED_JOB = 'blogs.publish-scheduled';

@@ -26,7 +26,7 @@ import type {
   UpdateSubscriberInput,
 } from './schemas.js';
 import { publishJobKey, PUBLISH_SCHEDULED_JOB } from './scheduler.js';
-import type { BlogTables, PostStatus, SubscriberStatus } from './tables.js';
+import type { PostStatus, SubscriberStatus } from './tables.js';
 
 /**
  * The moves of a post between statuses (besides staying put, a no-op). Scheduling needs

@@ -8,7 +8,6 @@ import type { EventLog } from '../../platform/events/event-log.js';
 import { invalidField, notFound } from '../../platform/errors/app-error.js';
 import * as repository from './repository.js';
 import type { CompanyRow, ContactRow, CrmDb } from './repository.js';
-import type { CrmTables } from './tables.js';
 import type { CompanyView, ContactView, CreateCompanyInput, CreateContactInput, UpdateCompanyInput, UpdateContactInput } from './schemas.js';
 
 /** Contacts and companies: the records other services point at and show names of. */

@@ -13,7 +13,6 @@ import { findTenant } from '../../platform/tenants/repository.js';
 import { hashPassword, passwordProblem, verifyPassword, warmUpPasswordHashing } from './passwords.js';
 import * as repository from './repository.js';
 import type { AuthDb, CredentialRow, UserChanges, UserFilters, UserRow } from './repository.js';
-import type { CustomerAuthTables } from './tables.js';
 import {
   MAX_METADATA_BYTES,
   type ActiveSessionView,

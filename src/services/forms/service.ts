@@ -12,7 +12,7 @@ import { validateFieldDefinitions, validateSubmissionData, type FieldDefinition,
 import * as repository from './repository.js';
 import type { ExportCursor, ExportRowValues, FormChanges, FormRow, FormsDb, SubmissionRow } from './repository.js';
 import { MAX_METADATA_BYTES, type CreateFormInput, type FormView, type SubmissionView, type SubmitInput, type UpdateFormInput } from './schemas.js';
-import type { FormStatus, FormsTables } from './tables.js';
+import type { FormStatus } from './tables.js';
 
 /** Rows fetched per keyset batch of the CSV export. */
 export const EXPORT_BATCH_SIZE = 1_000;
