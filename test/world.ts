@@ -58,6 +58,10 @@ export interface WorldIds {
   // payments (undefined when the key cannot create them, see `skipped`)
   checkoutSession: string | undefined;
   paymentLink: string | undefined;
+  // webhooks: an endpoint, the ping sent to it (its delivery) and the event of that ping
+  webhookEndpoint: string;
+  webhookDelivery: string;
+  webhookEvent: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -160,6 +164,10 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   });
   const paymentLink = await optional('paymentLink', '/payments/payment-links', { name: `${tag} link`, amount_cents: 900, currency: 'USD' });
 
+  // webhooks
+  const webhookEndpoint = await send('POST', '/webhooks/endpoints', 201, { url: `https://hooks.example.com/${unique}`, enabled_events: ['*'], description: `${tag} endpoint` });
+  const ping = await send('POST', `/webhooks/endpoints/${text(webhookEndpoint.id)}/test`, 202);
+
   const ids: WorldIds = {
     contact: text(contact.id),
     company: text(company.id),
@@ -186,6 +194,9 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     subscription: text(subscription.id),
     checkoutSession,
     paymentLink,
+    webhookEndpoint: text(webhookEndpoint.id),
+    webhookDelivery: text(ping.id),
+    webhookEvent: text(ping.event_id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -212,6 +223,9 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'catalog/subscriptions': 'subscription',
   'payments/checkout-sessions': 'checkoutSession',
   'payments/payment-links': 'paymentLink',
+  'webhooks/endpoints': 'webhookEndpoint',
+  'webhooks/deliveries': 'webhookDelivery',
+  'webhooks/events': 'webhookEvent',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };
