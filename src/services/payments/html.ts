@@ -87,58 +87,40 @@ export const STYLESHEET_CSP_HASH = `'sha256-${createHash('sha256').update(STYLES
 
 function layout(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>${title}</title>
-        <style>
-          ${new SafeHtml(STYLESHEET)}
-        </style>
-      </head>
-      <body>
-        <main>${body}</main>
-        <footer><p>Secure checkout. Card numbers are sent to the payment processor and never stored.</p></footer>
-      </body>
-    </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<style>${new SafeHtml(STYLESHEET)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+<footer><p>Secure checkout. Card numbers are sent to the payment processor and never stored.</p></footer>
+</body>
+</html>
+`.value;
 }
 
 function testBanner(mode: string): SafeHtml {
   if (mode !== 'test') return html``;
-  return html`<p class="test-banner">
-    <strong>Test mode.</strong> No real money moves. Pay with 4242 4242 4242 4242, any future expiry and any CVC; 4000 0000 0000 0002 is declined.
-  </p>`;
+  return html`<p class="test-banner"><strong>Test mode.</strong> No real money moves. Pay with 4242 4242 4242 4242, any future expiry and any CVC; 4000 0000 0000 0002 is declined.</p>`;
 }
 
 function summary(items: LineItemView[], totalCents: number, currency: string): SafeHtml {
   const rows = items.map(
     (item) =>
-      html`<tr>
-        <td>${item.name}${item.quantity !== 1 ? html`<br /><span class="qty">${item.quantity} × ${formatAmount(item.unit_amount_cents, currency)}</span>` : ''}</td>
-        <td class="num">${formatAmount(item.amount_total_cents, currency)}</td>
-      </tr>`,
+      html`<tr><td>${item.name}${item.quantity !== 1 ? html`<br><span class="qty">${item.quantity} × ${formatAmount(item.unit_amount_cents, currency)}</span>` : ''}</td><td class="num">${formatAmount(item.amount_total_cents, currency)}</td></tr>`,
   );
   return html`<table>
-    <caption class="visually-hidden">
-      Order summary
-    </caption>
-    <thead class="visually-hidden">
-      <tr>
-        <th scope="col">Item</th>
-        <th scope="col" class="num">Amount</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-    <tfoot>
-      <tr>
-        <th scope="row">Total</th>
-        <td class="num" id="total">${formatAmount(totalCents, currency)}</td>
-      </tr>
-    </tfoot>
-  </table>`;
+<caption class="visually-hidden">Order summary</caption>
+<thead class="visually-hidden"><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>${rows}</tbody>
+<tfoot><tr><th scope="row">Total</th><td class="num" id="total">${formatAmount(totalCents, currency)}</td></tr></tfoot>
+</table>`;
 }
 
 export interface CheckoutFormState {
@@ -164,39 +146,36 @@ export function checkoutPage(data: CheckoutPageData, state: CheckoutFormState): 
     const error = errors[name];
     const described = [options.hint ? `${name}-hint` : '', error ? `${name}-error` : ''].filter(Boolean).join(' ');
     return html`<div class="field">
-      <label for="${name}">${label}</label>
-      <input
-        id="${name}"
-        name="${name}"
-        ${attributes}${options.value ? html` value="${options.value}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}
-        required
-      />
-      ${options.hint ? html`<p class="hint" id="${name}-hint">${options.hint}</p>` : ''} ${error ? html`<p class="field-error" id="${name}-error">${error}</p>` : ''}
-    </div>`;
+<label for="${name}">${label}</label>
+<input id="${name}" name="${name}" ${attributes}${options.value ? html` value="${options.value}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''} required>
+${options.hint ? html`<p class="hint" id="${name}-hint">${options.hint}</p>` : ''}
+${error ? html`<p class="field-error" id="${name}-error">${error}</p>` : ''}
+</div>`;
   };
 
   return layout(
     `Pay ${total} to ${data.merchantName}`,
     html`<div class="card">
-        <p class="merchant">${data.merchantName}</p>
-        <h1>Pay ${total}</h1>
-        ${testBanner(data.mode)} ${summary(session.line_items, session.amount_total_cents, session.currency)}
-      </div>
-      <div class="card">
-        <h2>Card details</h2>
-        <div role="alert" class="alert" id="form-alert">${alertText}</div>
-        <form method="post" action="/checkout/${session.id}" autocomplete="on">
-          <input type="hidden" name="csrf_token" value="${state.csrfToken}" />
-          ${field('cardholder_name', 'Name on card', html`type="text" autocomplete="cc-name" maxlength="200"`, { value: state.values?.cardholder_name })}
-          ${field('card_number', 'Card number', html`type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234"`)}
-          <div class="row">
-            ${field('card_expiry', 'Expiry date (MM/YY)', html`type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="9" placeholder="MM/YY"`, { value: state.values?.card_expiry })}
-            ${field('card_cvc', 'Security code (CVC)', html`type="text" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"`, { hint: '3 digits on the back, 4 on the front for American Express.' })}
-          </div>
-          <button type="submit">Pay ${total}</button>
-        </form>
-        ${session.cancel_url ? html`<a class="cancel" href="${session.cancel_url}">Cancel and return to ${data.merchantName}</a>` : ''}
-      </div>`,
+<p class="merchant">${data.merchantName}</p>
+<h1>Pay ${total}</h1>
+${testBanner(data.mode)}
+${summary(session.line_items, session.amount_total_cents, session.currency)}
+</div>
+<div class="card">
+<h2>Card details</h2>
+<div role="alert" class="alert" id="form-alert">${alertText}</div>
+<form method="post" action="/checkout/${session.id}" autocomplete="on">
+<input type="hidden" name="csrf_token" value="${state.csrfToken}">
+${field('cardholder_name', 'Name on card', html`type="text" autocomplete="cc-name" maxlength="200"`, { value: state.values?.cardholder_name })}
+${field('card_number', 'Card number', html`type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234"`)}
+<div class="row">
+${field('card_expiry', 'Expiry date (MM/YY)', html`type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="9" placeholder="MM/YY"`, { value: state.values?.card_expiry })}
+${field('card_cvc', 'Security code (CVC)', html`type="text" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"`, { hint: '3 digits on the back, 4 on the front for American Express.' })}
+</div>
+<button type="submit">Pay ${total}</button>
+</form>
+${session.cancel_url ? html`<a class="cancel" href="${session.cancel_url}">Cancel and return to ${data.merchantName}</a>` : ''}
+</div>`,
   );
 }
 
@@ -207,12 +186,12 @@ export function completePage(data: CheckoutPageData, continueTo: string | undefi
   return layout(
     `Payment received - ${data.merchantName}`,
     html`<div class="card">
-      <p class="merchant">${data.merchantName}</p>
-      <h1>Thank you</h1>
-      <p class="status ok" role="status">Your payment of ${total} was received${session.card_last4 ? html` (card ending in ${session.card_last4})` : ''}.</p>
-      ${summary(session.line_items, session.amount_total_cents, session.currency)}
-      ${continueTo ? html`<p><a class="cancel" href="${continueTo}">Continue to ${data.merchantName}</a></p>` : ''}
-    </div>`,
+<p class="merchant">${data.merchantName}</p>
+<h1>Thank you</h1>
+<p class="status ok" role="status">Your payment of ${total} was received${session.card_last4 ? html` (card ending in ${session.card_last4})` : ''}.</p>
+${summary(session.line_items, session.amount_total_cents, session.currency)}
+${continueTo ? html`<p><a class="cancel" href="${continueTo}">Continue to ${data.merchantName}</a></p>` : ''}
+</div>`,
   );
 }
 
@@ -229,11 +208,11 @@ export function messagePage(title: string, message: string, options: { merchantN
   return layout(
     title,
     html`<div class="card">
-      ${options.merchantName ? html`<p class="merchant">${options.merchantName}</p>` : ''}
-      <h1>${title}</h1>
-      <p>${message}</p>
-      ${options.link ? html`<p><a class="cancel" href="${options.link.href}">${options.link.text}</a></p>` : ''}
-    </div>`,
+${options.merchantName ? html`<p class="merchant">${options.merchantName}</p>` : ''}
+<h1>${title}</h1>
+<p>${message}</p>
+${options.link ? html`<p><a class="cancel" href="${options.link.href}">${options.link.text}</a></p>` : ''}
+</div>`,
   );
 }
 
@@ -244,30 +223,20 @@ export function quantityPage(link: PaymentLinkView, merchantName: string, state:
   return layout(
     `${link.name} - ${merchantName}`,
     html`<div class="card">
-      <p class="merchant">${merchantName}</p>
-      <h1>${link.name}</h1>
-      ${testBanner(state.mode)}
-      <p>${item.name}: ${formatAmount(item.unit_amount_cents, link.currency)} each.</p>
-      <div role="alert" class="alert">${state.error ?? ''}</div>
-      <form method="post" action="/pay/${link.id}">
-        <input type="hidden" name="csrf_token" value="${state.csrfToken}" />
-        <div class="field">
-          <label for="quantity">Quantity</label>
-          <input
-            id="quantity"
-            name="quantity"
-            type="number"
-            inputmode="numeric"
-            min="1"
-            max="10000"
-            step="1"
-            value="${quantity}"
-            required${state.error ? html` aria-invalid="true" aria-describedby="quantity-hint"` : html` aria-describedby="quantity-hint"`}
-          />
-          <p class="hint" id="quantity-hint">From 1 to 10,000.</p>
-        </div>
-        <button type="submit">Continue to payment</button>
-      </form>
-    </div>`,
+<p class="merchant">${merchantName}</p>
+<h1>${link.name}</h1>
+${testBanner(state.mode)}
+<p>${item.name}: ${formatAmount(item.unit_amount_cents, link.currency)} each.</p>
+<div role="alert" class="alert">${state.error ?? ''}</div>
+<form method="post" action="/pay/${link.id}">
+<input type="hidden" name="csrf_token" value="${state.csrfToken}">
+<div class="field">
+<label for="quantity">Quantity</label>
+<input id="quantity" name="quantity" type="number" inputmode="numeric" min="1" max="10000" step="1" value="${quantity}" required${state.error ? html` aria-invalid="true" aria-describedby="quantity-hint"` : html` aria-describedby="quantity-hint"`}>
+<p class="hint" id="quantity-hint">From 1 to 10,000.</p>
+</div>
+<button type="submit">Continue to payment</button>
+</form>
+</div>`,
   );
 }

@@ -152,7 +152,7 @@ describe("Stripe's amount", () => {
 describe('page helpers', () => {
   it('escapes HTML and formats amounts exactly in the currency minor units', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
-    expect(html`<p>${'<b>'}${['<i>', html`<br />`]}</p>`.value).toBe('<p>&lt;b&gt;&lt;i&gt;<br></p>');
+    expect(html`<p>${'<b>'}${['<i>', html`<br>`]}</p>`.value).toBe('<p>&lt;b&gt;&lt;i&gt;<br></p>');
     expect(formatAmount(5300, 'USD')).toBe('$53.00');
     expect(formatAmount(99_999_999, 'USD')).toBe('$999,999.99');
     expect(formatAmount(1500, 'JPY')).toBe('¥1,500');
