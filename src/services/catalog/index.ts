@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { registerCatalogJobs } from './billing-clock.js';
+import { SUBSCRIPTION_EVENTS } from './events.js';
 import { catalogRoutes } from './routes.js';
 import { createCatalogService, type CatalogService } from './service.js';
 
@@ -10,8 +11,9 @@ export { clockJobKey, registerCatalogJobs, SUBSCRIPTION_CLOCK_JOB } from './bill
 export const catalogModule: ServiceModule<CatalogService> = {
   id: 'catalog',
   migrations: new URL('./migrations/', import.meta.url),
+  events: SUBSCRIPTION_EVENTS,
   create: (deps) => {
-    registerCatalogJobs(deps.jobs, deps.db);
+    registerCatalogJobs(deps);
     return createCatalogService(deps);
   },
   routes: catalogRoutes,

@@ -8,14 +8,17 @@ import { groupBy } from '../../lib/group.js';
 import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import { AppError, invalidField, notFound, validationFailed, type ErrorDetail } from '../../platform/errors/app-error.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
 import type { ServiceRegistry } from '../registry.js';
 import { cancelNow, MAX_INTERVAL_COUNT, nextEventAt, pause, resume, startState, STATUS_MOVES, advance, type BillingState } from './billing.js';
 import { billingStateOf, rescheduleClock } from './billing-clock.js';
-import { presentCoupon, presentPrice, presentProduct, presentSubscription } from './present.js';
+import { clockEventTypes, recordSubscriptionEvents, statusEventTypes } from './events.js';
+import { presentCoupon, presentPrice, presentProduct } from './present.js';
 import * as repository from './repository.js';
 import type { CatalogDb, CouponRow, PriceRow, ProductRow, SubscriptionFilters, SubscriptionRow } from './repository.js';
+import { createSubscriptionViews, type CustomerNames } from './subscription-views.js';
 import type {
   CancelSubscriptionInput,
   CouponView,
@@ -38,12 +41,14 @@ export type CouponRefusal = 'inactive' | 'not_started' | 'expired' | 'exhausted'
 export interface CatalogDeps {
   db: Db;
   jobs: JobRunner;
+  events: EventLog;
   services: ServiceRegistry;
 }
 
 /** Products and prices, discount codes, and subscriptions of crm contacts or companies. */
-export function createCatalogService({ db, jobs, services }: CatalogDeps) {
+export function createCatalogService({ db, jobs, events, services }: CatalogDeps) {
   const catalog = repository.catalogDb(db);
+  const views = createSubscriptionViews(catalog, services);
 
   /** Runs `work` in one transaction; `tx` is for the catalog tables, `jobsDb` for the job runner. */
   function inTransaction<T>(work: (tx: CatalogDb, jobsDb: Db) => Promise<T>): Promise<T> {
@@ -72,33 +77,14 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     return presentProduct(row, await repository.pricesOfProducts(tx, ctx, [row.id]));
   }
 
-  /** Subscriptions with product, contact and company names: one query per kind of name for the whole page. */
-  async function subscriptionViews(ctx: RequestContext, rows: SubscriptionRow[]): Promise<SubscriptionView[]> {
-    if (rows.length === 0) return [];
-    const crm = services.get('crm');
-    const distinct = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
-    const contactIds = distinct(rows.map((row) => row.contact_id));
-    const companyIds = distinct(rows.map((row) => row.company_id));
-    const [products, contacts, companies] = await Promise.all([
-      repository.productNames(catalog, ctx, distinct(rows.map((row) => row.product_id))),
-      contactIds.length > 0 ? crm.contactsById(ctx, contactIds) : new Map<string, { name: string }>(),
-      companyIds.length > 0 ? crm.companiesById(ctx, companyIds) : new Map<string, { name: string }>(),
-    ]);
-    return rows.map((row) =>
-      presentSubscription(row, {
-        product: products.get(row.product_id) ?? null,
-        contact: row.contact_id === null ? null : (contacts.get(row.contact_id)?.name ?? null),
-        company: row.company_id === null ? null : (companies.get(row.company_id)?.name ?? null),
-      }),
-    );
-  }
-
-  async function subscriptionView(ctx: RequestContext, row: SubscriptionRow): Promise<SubscriptionView> {
-    return (await subscriptionViews(ctx, [row]))[0]!;
-  }
-
-  /** The 400 naming the first problem of a subscription's customer (exactly one of contact_id and company_id, existing in crm). */
-  async function requireCustomer(ctx: RequestContext, input: StartSubscriptionInput): Promise<{ contact_id: string | null; company_id: string | null }> {
+  /**
+   * The 400 naming the first problem of a subscription's customer (exactly one of contact_id
+   * and company_id, existing in crm); else the customer and the crm name its views show.
+   */
+  async function requireCustomer(
+    ctx: RequestContext,
+    input: StartSubscriptionInput,
+  ): Promise<{ customer: { contact_id: string | null; company_id: string | null }; names: CustomerNames }> {
     if (input.contact_id !== undefined && input.company_id !== undefined) {
       throw invalidField('company_id', 'invalid', 'Send contact_id or company_id, not both: a subscription belongs to one customer.');
     }
@@ -108,14 +94,14 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     const crm = services.get('crm');
     if (input.contact_id !== undefined) {
       const contactId = input.contact_id.toLowerCase();
-      const found = isUuid(contactId) && (await crm.contactsById(ctx, [contactId])).has(contactId);
-      if (!found) throw invalidField('contact_id', 'not_found', 'No crm contact with this id.');
-      return { contact_id: contactId, company_id: null };
+      const contacts = isUuid(contactId) ? await crm.contactsById(ctx, [contactId]) : new Map<string, { name: string }>();
+      if (!contacts.has(contactId)) throw invalidField('contact_id', 'not_found', 'No crm contact with this id.');
+      return { customer: { contact_id: contactId, company_id: null }, names: { contacts, companies: new Map() } };
     }
     const companyId = input.company_id!.toLowerCase();
-    const found = isUuid(companyId) && (await crm.companiesById(ctx, [companyId])).has(companyId);
-    if (!found) throw invalidField('company_id', 'not_found', 'No crm company with this id.');
-    return { contact_id: null, company_id: companyId };
+    const companies = isUuid(companyId) ? await crm.companiesById(ctx, [companyId]) : new Map<string, { name: string }>();
+    if (!companies.has(companyId)) throw invalidField('company_id', 'not_found', 'No crm company with this id.');
+    return { customer: { contact_id: null, company_id: companyId }, names: { contacts: new Map(), companies } };
   }
 
   /**
@@ -140,7 +126,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
   /**
    * Locks the subscription, brings it up to date with the billing clock (a boundary that
    * passed but was not yet processed counts as passed), then applies `change`, which may
-   * throw. Writes the result and moves the clock job in the same transaction.
+   * throw. Writes the result, moves the clock job and records the events of both (the
+   * clock's renewals, then the change of status) in the same transaction.
    */
   async function changeSubscription(
     ctx: RequestContext,
@@ -148,12 +135,14 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     expectedUpdatedAt: string | undefined,
     change: (state: BillingState) => BillingState | 'unchanged',
   ): Promise<SubscriptionView> {
-    const row = await inTransaction(async (tx, jobsDb) => {
+    // The crm names the result and its events show are read before the transaction (see subscription-views.ts).
+    const names = await views.customerNames(ctx, [await requireSubscription(catalog, ctx, id)]);
+    return inTransaction(async (tx, jobsDb) => {
       const current = await requireSubscription(tx, ctx, id, { forUpdate: true });
       assertFresh(expectedUpdatedAt, current.updated_at);
-      const { state: upToDate, events } = advance(billingStateOf(current), ctx.now);
+      const { state: upToDate, events: due } = advance(billingStateOf(current), ctx.now);
       const changed = change(upToDate);
-      if (changed === 'unchanged' && events.length === 0) return current;
+      if (changed === 'unchanged' && due.length === 0) return views.one(tx, ctx, current, names);
       const state = changed === 'unchanged' ? upToDate : changed;
       const next = nextEventAt(state);
       const updated = await repository.updateSubscription(tx, ctx, id, {
@@ -162,9 +151,10 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
         updated_at: nextUpdatedAt(current.updated_at, ctx.now),
       });
       await rescheduleClock(jobs, jobsDb, ctx, id, current.next_event_at, next);
-      return updated;
+      const view = await views.one(tx, ctx, updated, names);
+      await recordSubscriptionEvents(events, tx, ctx, [...clockEventTypes(due), ...statusEventTypes(upToDate.status, state.status)], view);
+      return view;
     });
-    return subscriptionView(ctx, row);
   }
 
   return {
@@ -340,8 +330,8 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
     async startSubscription(ctx: RequestContext, input: StartSubscriptionInput): Promise<SubscriptionView> {
       // crm is read through its interface, outside the transaction (on the embedded database a
       // query on the outer handle inside a transaction would wait for the transaction forever).
-      const customer = await requireCustomer(ctx, input);
-      const row = await inTransaction(async (tx, jobsDb) => {
+      const { customer, names } = await requireCustomer(ctx, input);
+      return inTransaction(async (tx, jobsDb) => {
         const product = isUuid(input.product_id) ? await repository.findProduct(tx, ctx, input.product_id) : undefined;
         if (!product) throw invalidField('product_id', 'not_found', 'No product with this id.');
         if (!product.active) throw invalidField('product_id', 'inactive', 'The product is inactive: it takes no new subscriptions.');
@@ -370,18 +360,19 @@ export function createCatalogService({ db, jobs, services }: CatalogDeps) {
         };
         const inserted = await repository.insertSubscription(tx, ctx, fields);
         await rescheduleClock(jobs, jobsDb, ctx, inserted.id, null, next);
-        return inserted;
+        const view = await views.one(tx, ctx, inserted, names);
+        await recordSubscriptionEvents(events, tx, ctx, ['catalog.subscription.created'], view);
+        return view;
       });
-      return subscriptionView(ctx, row);
     },
 
     async getSubscription(ctx: RequestContext, id: string): Promise<SubscriptionView> {
-      return subscriptionView(ctx, await requireSubscription(catalog, ctx, id));
+      return (await views.list(ctx, [await requireSubscription(catalog, ctx, id)]))[0]!;
     },
 
     async listSubscriptions(ctx: RequestContext, filters: SubscriptionFilters, page: PageRequest) {
       const { rows, total } = await repository.listSubscriptions(catalog, ctx, lowerIds(filters), page);
-      return { rows: await subscriptionViews(ctx, rows), total };
+      return { rows: await views.list(ctx, rows), total };
     },
 
     async pauseSubscription(ctx: RequestContext, id: string, input: PauseSubscriptionInput): Promise<SubscriptionView> {

@@ -8,7 +8,7 @@ import { describeRouteSecurity } from '../../../test/security-suite.js';
 import type { BillingEvent } from './billing.js';
 import { createSubscriptionClockHandler } from './billing-clock.js';
 import { clockJobKey, registerCatalogJobs, SUBSCRIPTION_CLOCK_JOB } from './index.js';
-import { BASE, CRM, fixtures, type SubscriptionData } from './test-helpers.js';
+import { BASE, clockDeps, CRM, fixtures, type SubscriptionData } from './test-helpers.js';
 
 let platform: TestPlatform;
 /**
@@ -21,7 +21,7 @@ let catalogRunner: JobRunner;
 beforeAll(async () => {
   platform = await startTestPlatform();
   catalogRunner = new JobRunner({ db: platform.database.db, clock: platform.clock, log: createLogger('silent') });
-  registerCatalogJobs(catalogRunner, platform.database.db);
+  registerCatalogJobs(clockDeps(platform, catalogRunner));
 });
 afterAll(() => platform.close());
 
@@ -572,7 +572,7 @@ describe('the billing clock', () => {
     // New processes know nothing but what the database holds.
     const runners = [0, 1, 2].map(() => {
       const runner = new JobRunner({ db: platform.database.db, clock: platform.clock, log: createLogger('silent') });
-      registerCatalogJobs(runner, platform.database.db, { onEvents: (id, events) => void applied.push({ id, events }) });
+      registerCatalogJobs(clockDeps(platform, runner), { onEvents: (id, events) => void applied.push({ id, events }) });
       return runner;
     });
     // A duplicate job per subscription, as if delivered twice.
@@ -611,7 +611,7 @@ describe('the billing clock', () => {
     const key = await newKey();
     const subscription = await subscriptionIn(key, 'active');
     const [job] = await queuedClockJobs(subscription.id);
-    const handler = createSubscriptionClockHandler(platform.database.db, catalogRunner);
+    const handler = createSubscriptionClockHandler(clockDeps(platform, catalogRunner));
     const claimed = {
       id: '0',
       kind: SUBSCRIPTION_CLOCK_JOB,

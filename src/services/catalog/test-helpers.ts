@@ -1,5 +1,9 @@
 import { expect } from 'vitest';
 import { call, type TestPlatform } from '../../../test/harness.js';
+import { serviceModules } from '../../app.js';
+import type { JobRunner } from '../../platform/jobs/runner.js';
+import { ServiceRegistry } from '../registry.js';
+import type { ClockDeps } from './billing-clock.js';
 
 /** Shared fixtures of the catalog tests (not a test file itself). */
 
@@ -56,6 +60,14 @@ export interface SubscriptionData {
   pause_resumes_at: string | null;
   updated_at: string;
   [field: string]: unknown;
+}
+
+/** What a billing clock on `jobs` needs, as another process would assemble it: the database, the event log and crm. */
+export function clockDeps(platform: TestPlatform, jobs: JobRunner): ClockDeps {
+  const services = new ServiceRegistry();
+  const crm = serviceModules.find((module) => module.id === 'crm')!;
+  services.provide('crm', crm.create({ ...platform.serviceDeps(), jobs }));
+  return { db: platform.database.db, jobs, events: platform.runtime.events, services };
 }
 
 export function fixtures(getPlatform: () => TestPlatform) {

@@ -103,14 +103,14 @@ export function createCrmService({ db, events }: { db: Db; events: EventLog }) {
     },
 
     /** For other services: names of contacts by id (unknown ids are simply absent). */
-    async contactsById(ctx: RequestContext, ids: string[]): Promise<Map<string, ContactView>> {
-      const rows = await repository.findContacts(crm, ctx, ids.filter(isUuid));
+    async contactsById(owner: Owner, ids: string[]): Promise<Map<string, ContactView>> {
+      const rows = await repository.findContacts(crm, owner, ids.filter(isUuid));
       return new Map(rows.map((row) => [row.id, presentContact(row)]));
     },
 
     /** For other services: companies by id (unknown ids are simply absent). */
-    async companiesById(ctx: RequestContext, ids: string[]): Promise<Map<string, CompanyView>> {
-      const rows = await repository.findCompanies(crm, ctx, ids.filter(isUuid));
+    async companiesById(owner: Owner, ids: string[]): Promise<Map<string, CompanyView>> {
+      const rows = await repository.findCompanies(crm, owner, ids.filter(isUuid));
       return new Map(rows.map((row) => [row.id, presentCompany(row)]));
     },
   };

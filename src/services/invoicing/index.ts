@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { invoicingRoutes } from './routes.js';
+import { Approval, Invoice, RecordedPayment, Refund } from './schemas.js';
 import { createInvoicingService, type InvoicingService } from './service.js';
 
 export type { InvoicingService } from './service.js';
@@ -8,8 +9,16 @@ export type { InvoicingService } from './service.js';
 export const invoicingModule: ServiceModule<InvoicingService, { publicBaseUrl: string }> = {
   id: 'invoicing',
   migrations: new URL('./migrations/', import.meta.url),
+  events: [
+    { type: 'invoicing.invoice.finalized', description: 'A draft invoice was finalized: it is open and payable.', object: Invoice },
+    { type: 'invoicing.invoice.paid', description: 'An invoice was paid in full.', object: Invoice },
+    { type: 'invoicing.payment.created', description: 'A payment was recorded on an invoice; the object carries the invoice as it is after it.', object: RecordedPayment },
+    { type: 'invoicing.refund.created', description: 'A refund was made: at once, or when its approval was approved.', object: Refund },
+    { type: 'invoicing.approval.requested', description: 'A refund request matched an approval policy and waits for a decision.', object: Approval },
+    { type: 'invoicing.approval.decided', description: 'A refund approval was approved (its refund made) or rejected.', object: Approval },
+  ],
   // Approval status URLs in 202 replies are absolute.
   settings: ({ config }) => ({ publicBaseUrl: config.publicBaseUrl }),
-  create: (deps) => createInvoicingService({ db: deps.db, publicBaseUrl: deps.settings.publicBaseUrl }),
+  create: (deps) => createInvoicingService({ db: deps.db, events: deps.events, publicBaseUrl: deps.settings.publicBaseUrl }),
   routes: invoicingRoutes,
 };

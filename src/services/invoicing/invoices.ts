@@ -3,6 +3,7 @@ import { groupBy } from '../../lib/group.js';
 import { cleanText } from '../../lib/text.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import { AppError, notFound, validationFailed, type ErrorDetail } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import {
@@ -53,7 +54,7 @@ export function formatInvoiceNumber(sequence: bigint): string {
 }
 
 /** Invoices, their lines and the payments applied to them. */
-export function createInvoiceRules(db: InvoicingDb) {
+export function createInvoiceRules(db: InvoicingDb, events: EventLog) {
   /** The invoice as the API shows it, with its lines and payments (read through `tx`). */
   async function present(tx: InvoicingDb, ctx: RequestContext, row: InvoiceRow): Promise<InvoiceView> {
     const [lines, payments] = await Promise.all([repository.findLines(tx, ctx, [row.id]), repository.findPayments(tx, ctx, [row.id])]);
@@ -182,7 +183,7 @@ export function createInvoiceRules(db: InvoicingDb) {
 
     /** draft -> open: needs at least one line and a total above zero. */
     async finalizeInvoice(ctx: RequestContext, invoiceId: string): Promise<InvoiceView> {
-      return db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx: InvoicingDb) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         if (current.status !== 'draft') throw invalidTransition(current.status, 'open');
         const lines = await repository.findLines(tx, ctx, [invoiceId]);
@@ -201,7 +202,9 @@ export function createInvoiceRules(db: InvoicingDb) {
           finalized_at: ctx.now,
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
         });
-        return present(tx, ctx, row);
+        const invoice = await present(tx, ctx, row);
+        await events.record(tx, ctx, 'invoicing.invoice.finalized', invoice);
+        return invoice;
       });
     },
 
@@ -236,7 +239,7 @@ export function createInvoiceRules(db: InvoicingDb) {
       if (!amount.ok || problems.length > 0) throw validationFailed(problems);
       const amountMinor = minorOf(amount.value);
 
-      return db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx: InvoicingDb) => {
         const current = await requireInvoice(tx, ctx, invoiceId);
         if (!PAYABLE.includes(current.status)) {
           throw new AppError('invoice_not_payable', `A ${current.status} invoice takes no payments; only open and partially_paid invoices do.`, [
@@ -271,7 +274,10 @@ export function createInvoiceRules(db: InvoicingDb) {
           paid_at: fullyPaid ? paidAt : null,
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
         });
-        return { ...presentPayment(payment), invoice: await present(tx, ctx, row) };
+        const recorded = { ...presentPayment(payment), invoice: await present(tx, ctx, row) };
+        await events.record(tx, ctx, 'invoicing.payment.created', recorded);
+        if (fullyPaid) await events.record(tx, ctx, 'invoicing.invoice.paid', recorded.invoice);
+        return recorded;
       });
     },
   };

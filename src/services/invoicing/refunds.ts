@@ -2,6 +2,7 @@ import { normalizeCurrency } from '../../lib/currency.js';
 import { cleanText } from '../../lib/text.js';
 import { nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import { checkMoney, fitCurrency, MIN_AMOUNT_RULE, minorOf, money, MONEY_RULE } from './amounts.js';
@@ -18,7 +19,7 @@ export type RefundOutcome = { kind: 'refunded'; refund: RefundView } | { kind: '
  * the approvals that release them. Every path that changes what a payment may still
  * refund locks, in this order, the approval, the invoice, then the payment row.
  */
-export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
+export function createRefundRules(db: InvoicingDb, events: EventLog, publicBaseUrl: string) {
   const approvalUrl = (approvalId: string) => `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/services/invoicing/approvals/${approvalId}`;
 
   /** What the payment can still give back: amount - succeeded refunds - refunds awaiting approval. */
@@ -39,8 +40,8 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
   }
 
   /**
-   * Records a succeeded refund on a payment and invoice the caller has locked;
-   * `releaseReserved` moves the same amount out of the payment's reservation.
+   * Records a succeeded refund, and its event, on a payment and invoice the caller has
+   * locked; `releaseReserved` moves the same amount out of the payment's reservation.
    */
   async function applyRefund(
     tx: InvoicingDb,
@@ -71,7 +72,9 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
       amount_refunded_minor: invoice.amount_refunded_minor + request.amountMinor,
       updated_at: nextUpdatedAt(invoice.updated_at, ctx.now),
     });
-    return refund;
+    const view = presentRefund(refund);
+    await events.record(tx, ctx, 'invoicing.refund.created', view);
+    return view;
   }
 
   async function requireApproval(tx: InvoicingDb, ctx: RequestContext, id: string, forUpdate: boolean): Promise<ApprovalRow> {
@@ -91,6 +94,12 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
     return presentApproval(row, refund);
   }
 
+  async function recordDecision(tx: InvoicingDb, ctx: RequestContext, decided: ApprovalRow): Promise<ApprovalView> {
+    const view = await viewApproval(tx, ctx, decided);
+    await events.record(tx, ctx, 'invoicing.approval.decided', view);
+    return view;
+  }
+
   return {
     /**
      * Refunds (part of) a recorded payment, or holds the request for approval when a
@@ -105,7 +114,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
       const invoiceId = String(input.invoice_id);
       const paymentId = String(input.customer_payment_id);
 
-      return db.transaction().execute(async (tx): Promise<RefundOutcome> => {
+      return db.transaction().execute(async (tx: InvoicingDb): Promise<RefundOutcome> => {
         const invoice = await repository.findInvoice(tx, ctx, invoiceId, { forUpdate: true });
         if (!invoice) throw notFound('Invoice');
         const payment = await repository.findPayment(tx, ctx, invoiceId, paymentId, { forUpdate: true });
@@ -141,6 +150,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
           });
           // The amount is reserved now, so a second request cannot spend it while this one waits.
           await repository.adjustPaymentRefunds(tx, ctx, paymentId, { refunded: 0n, reserved: amountMinor }, nextUpdatedAt(payment.updated_at, ctx.now));
+          await events.record(tx, ctx, 'invoicing.approval.requested', await viewApproval(tx, ctx, approval));
           const threshold = policy.currency ? `${money(policy.min_amount_minor, policy.currency)} ${policy.currency}` : money(policy.min_amount_minor, currency);
           return {
             kind: 'pending_approval',
@@ -153,7 +163,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
           };
         }
         const refund = await applyRefund(tx, ctx, { invoice, payment }, { amountMinor, currency, method, reason, approvalId: null }, false);
-        return { kind: 'refunded', refund: presentRefund(refund) };
+        return { kind: 'refunded', refund };
       });
     },
 
@@ -268,7 +278,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
             decision_note: cleanText(input.note) ?? null,
             updated_at: nextUpdatedAt(approval.updated_at, ctx.now),
           });
-          return viewApproval(tx, ctx, decided);
+          return recordDecision(tx, ctx, decided);
         });
       } catch (error) {
         if (repository.isUniqueViolation(error, repository.REFUND_APPROVAL_INDEX)) {
@@ -294,7 +304,7 @@ export function createRefundRules(db: InvoicingDb, publicBaseUrl: string) {
           decision_note: cleanText(input.note) ?? null,
           updated_at: nextUpdatedAt(approval.updated_at, ctx.now),
         });
-        return viewApproval(tx, ctx, decided);
+        return recordDecision(tx, ctx, decided);
       });
     },
   };

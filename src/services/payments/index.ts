@@ -3,6 +3,7 @@ import { registerPaymentJobs } from './jobs.js';
 import { paymentsPages } from './pages.js';
 import { SandboxProcessor, StripeProcessor } from './processor.js';
 import { paymentsRoutes } from './routes.js';
+import { CheckoutSession } from './schemas.js';
 import { createPaymentsService, type PaymentsService } from './service.js';
 
 export type { PaymentsService } from './service.js';
@@ -25,6 +26,10 @@ interface PaymentsSettings {
 export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = {
   id: 'payments',
   migrations: new URL('./migrations/', import.meta.url),
+  events: [
+    { type: 'payments.checkout_session.completed', description: 'A checkout session was paid.', object: CheckoutSession },
+    { type: 'payments.checkout_session.expired', description: 'A checkout session expired unpaid, 24 hours after it was created.', object: CheckoutSession },
+  ],
   settings: ({ config, secretsKey }) => ({
     publicBaseUrl: config.publicBaseUrl,
     secretsKey,
@@ -32,12 +37,13 @@ export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = 
     stripeApiBase: config.stripeApiBase,
   }),
   create: (deps) => {
-    registerPaymentJobs(deps.jobs, deps.db);
     const { publicBaseUrl, secretsKey, stripeSecretKey, stripeApiBase } = deps.settings;
+    registerPaymentJobs(deps.jobs, { db: deps.db, events: deps.events, publicBaseUrl });
     return createPaymentsService({
       db: deps.db,
       clock: deps.clock,
       jobs: deps.jobs,
+      events: deps.events,
       publicBaseUrl,
       secretsKey,
       processors: {

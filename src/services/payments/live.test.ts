@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { FakeStripe } from '../../../test/fakes/fake-stripe.js';
+import { asJson, recordedEvents } from '../../../test/recorded-events.js';
 import { createLink, createSession, DECLINED_CARD, getLink, getSession, LINK_BODY, openPage, paySession } from './test-helpers.js';
 
 /** Live mode with STRIPE_SECRET_KEY set, against a fake Stripe on 127.0.0.1 (never the network). */
@@ -17,7 +18,8 @@ afterAll(async () => {
 
 describe('live payments through the Stripe adapter', () => {
   it('creates a live session and pays it through Stripe', async () => {
-    const liveKey = await (await platform.newTenant('Acme Live')).key({ mode: 'live' });
+    const tenant = await platform.newTenant('Acme Live');
+    const liveKey = await tenant.key({ mode: 'live' });
     const session = await createSession(platform, liveKey);
     const page = await openPage(platform, `/checkout/${session.id}`);
     expect(page.response.statusCode).toBe(200);
@@ -40,6 +42,9 @@ describe('live payments through the Stripe adapter', () => {
       payment_intent_id: sent[1]!.path.split('/')[3],
       card_last4: '4242',
     });
+    const events = await recordedEvents(platform, tenant.id, 'payments.checkout_session.completed', 'live');
+    expect(events.map((event) => event.livemode)).toEqual([true]);
+    expect(asJson(events[0]!.data.object)).toEqual(asJson(await getSession(platform, liveKey, session.id)));
   });
 
   it("shows Stripe's decline message and reuses the payment intent on the next attempt", async () => {

@@ -133,13 +133,15 @@ export async function releaseSession(db: PaymentsDb, owner: Owner, id: string): 
   await sessions.update(db, owner).set({ processing_until: null }).where('id', '=', id).where('status', '=', 'open').execute();
 }
 
+export interface PaidSession {
+  now: Date;
+  cardBrand: string;
+  cardLast4: string;
+  paymentIntentId: string;
+}
+
 /** Marks an open session paid; the status condition makes a double submit pay once. */
-export function completeSession(
-  db: PaymentsDb,
-  owner: Owner,
-  id: string,
-  paid: { now: Date; cardBrand: string; cardLast4: string; paymentIntentId: string },
-): Promise<SessionRow | undefined> {
+export function completeSession(db: PaymentsDb, owner: Owner, id: string, paid: PaidSession): Promise<SessionRow | undefined> {
   return sessions
     .update(db, owner)
     .set({

@@ -8,9 +8,11 @@ import { newId } from '../../lib/ids.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { Owner, RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound, validationFailed } from '../../platform/errors/app-error.js';
+import type { EventLog } from '../../platform/events/event-log.js';
 import type { JobRunner } from '../../platform/jobs/runner.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
 import { findTenant } from '../../platform/tenants/repository.js';
+import { effectiveStatus, presentLineItem, sessionPresenter } from './present.js';
 import { type CardField, checkCard, type PaymentProcessor, ProcessorError } from './processor.js';
 import * as repository from './repository.js';
 import type { LinkRow, OwnedLinkRow, OwnedSessionRow, PaymentsDb, SessionRow } from './repository.js';
@@ -20,13 +22,12 @@ import {
   type CheckoutSessionView,
   type CreateCheckoutSessionInput,
   type CreatePaymentLinkInput,
-  type LineItemView,
   type ListCheckoutSessionsFilters,
   type ListPaymentLinksFilters,
   type PaymentLinkView,
   type UpdatePaymentLinkInput,
 } from './schemas.js';
-import type { SessionStatus, StoredLineItem } from './tables.js';
+import type { StoredLineItem } from './tables.js';
 
 /** A session is payable for 24 hours (Stripe Checkout's default and longest life). */
 export const SESSION_LIFETIME_MS = DAY_MS;
@@ -43,6 +44,7 @@ export interface PaymentsDeps {
   db: Db;
   clock: Clock;
   jobs: JobRunner;
+  events: EventLog;
   publicBaseUrl: string;
   /** Keys the CSRF tokens of the hosted pages' forms. */
   secretsKey: Buffer;
@@ -87,43 +89,16 @@ export type LinkVisit =
 
 /** Checkout sessions, payment links, and the buyer's side of the hosted pages. */
 export function createPaymentsService(deps: PaymentsDeps) {
-  const { db, clock, jobs, publicBaseUrl, processors } = deps;
+  const { db, clock, jobs, events, publicBaseUrl, processors } = deps;
   const payments = repository.paymentsDb(db);
+  const presentSession = sessionPresenter(publicBaseUrl);
 
   function inTransaction<T>(work: (tx: PaymentsDb, jobsDb: Db) => Promise<T>): Promise<T> {
     return db.transaction().execute((tx) => work(repository.paymentsDb(tx), tx));
   }
 
-  function sessionUrl(id: string): string {
-    return `${publicBaseUrl}/checkout/${id}`;
-  }
-
   function linkUrl(id: string): string {
     return `${publicBaseUrl}/pay/${id}`;
-  }
-
-  function presentSession(row: SessionRow, now: Date): CheckoutSessionView {
-    return {
-      id: row.id,
-      status: effectiveStatus(row, now),
-      payment_status: row.payment_status,
-      amount_total_cents: Number(row.amount_total_cents),
-      currency: row.currency,
-      url: sessionUrl(row.id),
-      expires_at: row.expires_at,
-      created_at: row.created_at,
-      line_items: row.line_items.map(presentLineItem),
-      description: row.description,
-      success_url: row.success_url,
-      cancel_url: row.cancel_url,
-      customer_email: row.customer_email,
-      metadata: row.metadata,
-      payment_link_id: row.payment_link_id,
-      completed_at: row.completed_at,
-      payment_intent_id: row.payment_intent_id,
-      card_brand: row.card_brand,
-      card_last4: row.card_last4,
-    };
   }
 
   function presentLink(row: LinkRow): PaymentLinkView {
@@ -209,6 +184,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
   function afterPayment(row: SessionRow): string {
     if (row.success_url === null) return `/checkout/${row.id}`;
     return successRedirect(row.success_url, row.id);
+  }
+
+  /** Marks the session paid and records its event in one transaction; undefined (and no event) if it was no longer open. */
+  async function completeSession(owner: Owner, id: string, paid: repository.PaidSession): Promise<SessionRow | undefined> {
+    return inTransaction(async (tx) => {
+      const completed = await repository.completeSession(tx, owner, id, paid);
+      if (completed) await events.record(tx, owner, 'payments.checkout_session.completed', presentSession(completed, paid.now));
+      return completed;
+    });
   }
 
   async function releaseAttempt(owner: Owner, row: SessionRow): Promise<void> {
@@ -424,12 +408,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
           await releaseAttempt(sessionOwner, held);
           return { kind: 'declined', page: await pageData(row, now), message: result.message };
         }
-        const completed = await repository.completeSession(payments, sessionOwner, id, {
-          now: clock.now(),
-          cardBrand: check.brand,
-          cardLast4: check.last4,
-          paymentIntentId,
-        });
+        const completed = await completeSession(sessionOwner, id, { now: clock.now(), cardBrand: check.brand, cardLast4: check.last4, paymentIntentId });
         if (!completed) throw new Error(`Checkout session ${id} was paid (${paymentIntentId}) but was no longer open.`);
         return { kind: 'paid', redirectTo: afterPayment(completed) };
       } catch (error) {
@@ -484,18 +463,8 @@ interface NewSession {
   paymentLinkId: string | null;
 }
 
-/** An open session past its expiry is shown as expired before the expiry job gets to it. */
-export function effectiveStatus(row: Pick<SessionRow, 'status' | 'expires_at'>, now: Date): SessionStatus {
-  if (row.status === 'open' && row.expires_at.getTime() <= now.getTime()) return 'expired';
-  return row.status;
-}
-
 function isUsedUp(link: Pick<LinkRow, 'max_uses' | 'use_count'>): boolean {
   return link.max_uses !== null && link.use_count >= link.max_uses;
-}
-
-function presentLineItem(item: StoredLineItem): LineItemView {
-  return { ...item, amount_total_cents: item.unit_amount_cents * item.quantity };
 }
 
 function totalOf(items: StoredLineItem[]): number {

@@ -1,0 +1,40 @@
+import type { SessionRow } from './repository.js';
+import type { CheckoutSessionView, LineItemView } from './schemas.js';
+import type { SessionStatus, StoredLineItem } from './tables.js';
+
+/** An open session past its expiry is shown as expired before the expiry job gets to it. */
+export function effectiveStatus(row: Pick<SessionRow, 'status' | 'expires_at'>, now: Date): SessionStatus {
+  if (row.status === 'open' && row.expires_at.getTime() <= now.getTime()) return 'expired';
+  return row.status;
+}
+
+export function presentLineItem(item: StoredLineItem): LineItemView {
+  return { ...item, amount_total_cents: item.unit_amount_cents * item.quantity };
+}
+
+/** Presents sessions as GET shows them at `now`, their page URLs under `publicBaseUrl`. */
+export function sessionPresenter(publicBaseUrl: string) {
+  return function presentSession(row: SessionRow, now: Date): CheckoutSessionView {
+    return {
+      id: row.id,
+      status: effectiveStatus(row, now),
+      payment_status: row.payment_status,
+      amount_total_cents: Number(row.amount_total_cents),
+      currency: row.currency,
+      url: `${publicBaseUrl}/checkout/${row.id}`,
+      expires_at: row.expires_at,
+      created_at: row.created_at,
+      line_items: row.line_items.map(presentLineItem),
+      description: row.description,
+      success_url: row.success_url,
+      cancel_url: row.cancel_url,
+      customer_email: row.customer_email,
+      metadata: row.metadata,
+      payment_link_id: row.payment_link_id,
+      completed_at: row.completed_at,
+      payment_intent_id: row.payment_intent_id,
+      card_brand: row.card_brand,
+      card_last4: row.card_last4,
+    };
+  };
+}
