@@ -165,7 +165,12 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const paymentLink = await optional('paymentLink', '/payments/payment-links', { name: `${tag} link`, amount_cents: 900, currency: 'USD' });
 
   // webhooks
-  const webhookEndpoint = await send('POST', '/webhooks/endpoints', 201, { url: `https://hooks.example.com/${unique}`, enabled_events: ['*'], description: `${tag} endpoint` });
+  // Port 1 of loopback refuses at once: deliveries that later tests' job runs attempt fail in a millisecond, not on a DNS timeout.
+  const webhookEndpoint = await send('POST', '/webhooks/endpoints', 201, {
+    url: `https://127.0.0.1:1/${unique}`,
+    enabled_events: ['webhooks.endpoint.pinged'],
+    description: `${tag} endpoint`,
+  });
   const ping = await send('POST', `/webhooks/endpoints/${text(webhookEndpoint.id)}/test`, 202);
 
   const ids: WorldIds = {

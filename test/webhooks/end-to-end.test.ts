@@ -77,7 +77,7 @@ describe('webhooks of real changes', () => {
     const target = await endpoint(key, ['forms.submission.created']);
     // Live mode takes https only: this endpoint can never be reached, and must never even get a delivery.
     const liveKey = await tenant.key({ mode: 'live' });
-    const live = await call(platform.app, 'POST', `${WEBHOOKS}/endpoints`, { key: liveKey, body: { url: 'https://hooks.example.com/live', enabled_events: ['*'] } });
+    const live = await call(platform.app, 'POST', `${WEBHOOKS}/endpoints`, { key: liveKey, body: { url: 'https://127.0.0.1:1/live', enabled_events: ['*'] } });
     expect(live.statusCode, live.body).toBe(201);
     const otherTarget = await endpoint(await (await platform.newTenant()).key(), ['*']);
 

@@ -25,7 +25,8 @@ const REQUIRED_EVENT_TYPES = [
   'customer_auth.user.email_verified',
   'crm.contact.created',
 ];
-const URL_OK = 'https://hooks.example.com/platform';
+// Port 1 of loopback refuses at once: deliveries that later tests' job runs attempt fail in a millisecond.
+const URL_OK = 'https://127.0.0.1:1/platform';
 
 let platform: TestPlatform;
 beforeAll(async () => {
@@ -111,10 +112,10 @@ describe('endpoints', () => {
 
   it('takes http with a test-mode key only; live mode needs https', async () => {
     const tenant = await platform.newTenant();
-    await createEndpoint(await tenant.key(), { url: 'http://hooks.example.com/x' });
+    await createEndpoint(await tenant.key(), { url: 'http://127.0.0.1:1/x' });
     const live = await tenant.key({ mode: 'live' });
     const error = expectError(
-      await call(platform.app, 'POST', `${BASE}/endpoints`, { key: live, body: { url: 'http://hooks.example.com/x', enabled_events: ['*'] } }),
+      await call(platform.app, 'POST', `${BASE}/endpoints`, { key: live, body: { url: 'http://127.0.0.1:1/x', enabled_events: ['*'] } }),
       400,
       'validation_failed',
     );
@@ -135,11 +136,11 @@ describe('endpoints', () => {
     platform.clock.advance(MINUTE_MS);
     const patched = await call(platform.app, 'PATCH', `${BASE}/endpoints/${created.id}`, {
       key,
-      body: { url: 'https://other.example.com/h', enabled_events: ['catalog.*'], description: null, status: 'disabled', expected_updated_at: created.updated_at },
+      body: { url: 'https://127.0.0.1:1/h', enabled_events: ['catalog.*'], description: null, status: 'disabled', expected_updated_at: created.updated_at },
     });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json().data).toMatchObject({
-      url: 'https://other.example.com/h',
+      url: 'https://127.0.0.1:1/h',
       enabled_events: ['catalog.*'],
       description: null,
       status: 'disabled',
