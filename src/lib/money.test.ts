@@ -168,3 +168,27 @@ describe('stored decimal text', () => {
     }
   });
 });
+
+describe('toFixed on stored amounts', () => {
+  it('cuts zero decimals as text and rounds the rest, exactly as roundHalfUp does', () => {
+    expect(toFixed({ units: 150000n, scale: 4 }, 2)).toBe('15.00');
+    expect(toFixed({ units: -150000n, scale: 4 }, 2)).toBe('-15.00');
+    expect(toFixed({ units: 0n, scale: 4 }, 2)).toBe('0.00');
+    expect(toFixed({ units: 500n, scale: 4 }, 2)).toBe('0.05');
+    expect(toFixed({ units: 5n, scale: 4 }, 2)).toBe('0.00');
+    expect(toFixed({ units: 50n, scale: 4 }, 2)).toBe('0.01');
+    expect(toFixed({ units: 15000000n, scale: 4 }, 0)).toBe('1500');
+    for (let index = 0; index < 20_000; index += 1) {
+      const magnitude = BigInt(Math.floor(Math.random() * 10 ** Math.floor(Math.random() * 15)));
+      const units = Math.random() < 0.3 ? -magnitude : magnitude;
+      const scale = Math.floor(Math.random() * 6);
+      const target = Math.floor(Math.random() * (scale + 1));
+      const value = { units: Math.random() < 0.5 ? units * 10n ** BigInt(scale - target) : units, scale };
+      const rounded = roundHalfUp(value, target);
+      const negative = rounded.units < 0n;
+      const digits = (negative ? -rounded.units : rounded.units).toString().padStart(target + 1, '0');
+      const expected = `${negative ? '-' : ''}${target === 0 ? digits : `${digits.slice(0, -target)}.${digits.slice(-target)}`}`;
+      expect(toFixed(value, target)).toBe(expected);
+    }
+  });
+});

@@ -88,14 +88,29 @@ export function roundHalfUp(value: Decimal, scale: number): Decimal {
  * no rounding when the scale already fits, and added decimals are appended zeros.
  */
 export function toFixed(value: Decimal, scale: number): string {
-  if (value.scale > scale) return pointAt(roundHalfUp(value, scale).units, scale, '');
-  return pointAt(value.units, value.scale, value.scale < scale ? '0'.repeat(scale - value.scale) : '');
+  if (value.scale <= scale) return pointAt(value.units, value.scale, '0'.repeat(scale - value.scale));
+  // Stored amounts carry more decimals than they show, nearly always zeros: those are cut as text.
+  const negative = value.units < 0n;
+  const digits = (negative ? -value.units : value.units).toString();
+  const dropped = value.scale - scale;
+  if (endsWithZeros(digits, dropped)) return digitsAt(negative, digits.slice(0, digits.length - dropped) || '0', scale, '');
+  return pointAt(roundHalfUp(value, scale).units, scale, '');
+}
+
+function endsWithZeros(digits: string, count: number): boolean {
+  if (digits.length <= count) return digits === '0';
+  for (let index = digits.length - count; index < digits.length; index += 1) if (digits.charCodeAt(index) !== 48 /* 0 */) return false;
+  return true;
 }
 
 /** `units x 10^-scale` as text with `zeros` appended to its decimals. */
 function pointAt(units: bigint, scale: number, zeros: string): string {
   const negative = units < 0n;
-  let digits = (negative ? -units : units).toString();
+  return digitsAt(negative, (negative ? -units : units).toString(), scale, zeros);
+}
+
+/** The magnitude `digits x 10^-scale`, signed, as text with `zeros` appended to its decimals. */
+function digitsAt(negative: boolean, digits: string, scale: number, zeros: string): string {
   if (digits.length <= scale) digits = digits.padStart(scale + 1, '0');
   const sign = negative ? '-' : '';
   if (scale === 0) return zeros === '' ? `${sign}${digits}` : `${sign}${digits}.${zeros}`;

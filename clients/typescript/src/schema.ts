@@ -3234,6 +3234,10 @@ export interface components {
              * @example payments
              */
             service: string;
+            /**
+             * @description When it is recorded.
+             * @example A checkout session was paid.
+             */
             description: string;
         };
         /** EventTypeList */
@@ -3249,7 +3253,10 @@ export interface components {
              * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
              */
             id: string;
-            /** @example invoicing.invoice.paid */
+            /**
+             * @description What happened: `<service>.<resource>.<verb>`.
+             * @example invoicing.invoice.paid
+             */
             type: string;
             /**
              * Format: date-time
@@ -3257,7 +3264,10 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             created_at: string;
-            /** @description Whether the change happened in live mode. */
+            /**
+             * @description Whether the change happened in live mode.
+             * @example false
+             */
             livemode: boolean;
             data: {
                 /** @description The resource as its GET returns it, at the time of the event. */
@@ -3278,14 +3288,34 @@ export interface components {
              * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
              */
             id: string;
+            /**
+             * @description Where events are POSTed.
+             * @example https://example.com/hooks/platform
+             */
             url: string;
+            /**
+             * @description What this endpoint is for.
+             * @example Accounting system
+             */
             description: string | null;
-            /** @description Types, `<service>.*` prefixes or `*`. */
+            /**
+             * @description Types, `<service>.*` prefixes or `*`.
+             * @example [
+             *       "invoicing.*",
+             *       "forms.submission.created"
+             *     ]
+             */
             enabled_events: string[];
-            /** @description Disabled endpoints receive nothing (by PATCH, or after three days of failed attempts). */
+            /**
+             * @description Disabled endpoints receive nothing (by PATCH, or after three days of failed attempts).
+             * @example enabled
+             */
             status: "enabled" | "disabled";
             disabled_reason: ("manual" | "failing") | null;
-            /** @description Whether the endpoint receives live-mode events (else test-mode ones). */
+            /**
+             * @description Whether the endpoint receives live-mode events (else test-mode ones).
+             * @example false
+             */
             livemode: boolean;
             /**
              * Format: date-time
@@ -3312,14 +3342,34 @@ export interface components {
              * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
              */
             id: string;
+            /**
+             * @description Where events are POSTed.
+             * @example https://example.com/hooks/platform
+             */
             url: string;
+            /**
+             * @description What this endpoint is for.
+             * @example Accounting system
+             */
             description: string | null;
-            /** @description Types, `<service>.*` prefixes or `*`. */
+            /**
+             * @description Types, `<service>.*` prefixes or `*`.
+             * @example [
+             *       "invoicing.*",
+             *       "forms.submission.created"
+             *     ]
+             */
             enabled_events: string[];
-            /** @description Disabled endpoints receive nothing (by PATCH, or after three days of failed attempts). */
+            /**
+             * @description Disabled endpoints receive nothing (by PATCH, or after three days of failed attempts).
+             * @example enabled
+             */
             status: "enabled" | "disabled";
             disabled_reason: ("manual" | "failing") | null;
-            /** @description Whether the endpoint receives live-mode events (else test-mode ones). */
+            /**
+             * @description Whether the endpoint receives live-mode events (else test-mode ones).
+             * @example false
+             */
             livemode: boolean;
             /**
              * Format: date-time
@@ -3350,15 +3400,29 @@ export interface components {
             /**
              * Format: int32
              * @description The HTTP status the receiver answered; null when no reply came.
+             * @example 200
              */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description How long the attempt took.
+             * @example 42
+             */
             duration_ms: number | null;
-            /** @description Why the attempt failed, when it did. */
+            /**
+             * @description Why the attempt failed, when it did.
+             * @example The receiver answered 500; only a 2xx reply counts as received.
+             */
             error: string | null;
-            /** @description The first 1 KB of the reply body. */
+            /**
+             * @description The first 1 KB of the reply body.
+             * @example ok
+             */
             response_body: string | null;
-            /** @description Sent by a manual retry. */
+            /**
+             * @description Sent by a manual retry.
+             * @example false
+             */
             manual: boolean;
         };
         /** WebhookDelivery */
@@ -3378,10 +3442,15 @@ export interface components {
              * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
              */
             event_id: string;
+            /** @example forms.submission.created */
             event_type: string;
             /** @description `pending`: an attempt is due or scheduled; `succeeded`: a 2xx reply; `failed`: the retry schedule is spent or the endpoint is disabled. */
             status: "pending" | "succeeded" | "failed";
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Attempts made so far, manual ones included.
+             * @example 1
+             */
             attempt_count: number;
             /**
              * Format: date-time
@@ -3398,13 +3467,24 @@ export interface components {
             /**
              * Format: int32
              * @description The HTTP status the receiver answered; null when no reply came.
+             * @example 200
              */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description How long the attempt took.
+             * @example 42
+             */
             duration_ms: number | null;
-            /** @description Why the attempt failed, when it did. */
+            /**
+             * @description Why the attempt failed, when it did.
+             * @example The receiver answered 500; only a 2xx reply counts as received.
+             */
             error: string | null;
-            /** @description The first 1 KB of the reply body. */
+            /**
+             * @description The first 1 KB of the reply body.
+             * @example ok
+             */
             response_body: string | null;
             /** @description Every attempt, oldest first (the last 50). */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];

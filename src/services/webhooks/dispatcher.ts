@@ -21,6 +21,8 @@ export const DELIVERY_TIMEOUT_MS = 10 * SECOND_MS;
 /** How long a claimed attempt belongs to its process before another may take it over. */
 const LEASE_MS = 60 * SECOND_MS;
 const POLL_INTERVAL_MS = SECOND_MS;
+/** Events recorded in a burst are looked at together: at most one look per this long after a record. */
+const NUDGE_INTERVAL_MS = 50;
 const FAN_OUT_BATCH = 100;
 /** Larger replies are cut off and the attempt fails: receivers should answer briefly. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -68,6 +70,9 @@ export class WebhookDispatcher implements BackgroundWorker {
   readonly #detached = AsyncLocalStorage.snapshot();
   #stopped = true;
   #timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (epoch ms). */
+  #timerAt = 0;
+  #lastTickAt = 0;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
   #claiming = false;
@@ -83,7 +88,7 @@ export class WebhookDispatcher implements BackgroundWorker {
     this.#maxInFlight = options.maxInFlight ?? 16;
     this.#onError = options.onError ?? (() => {});
     this.#random = options.random ?? Math.random;
-    options.events.onRecorded(() => this.wake());
+    options.events.onRecorded(() => this.#nudge());
   }
 
   start(): void {
@@ -94,15 +99,32 @@ export class WebhookDispatcher implements BackgroundWorker {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     await this.#ticking;
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  /** Looks for work now rather than at the next poll (an event was recorded, an attempt ended). */
+  /** Looks for work now rather than at the next poll (an attempt ended, a delivery was made due). */
   wake(): void {
+    this.#scheduleTick(0);
+  }
+
+  /** An event was recorded: look soon, but under a burst of writes at most once per NUDGE_INTERVAL_MS. */
+  #nudge(): void {
+    this.#scheduleTick(Math.max(0, this.#lastTickAt + NUDGE_INTERVAL_MS - Date.now()));
+  }
+
+  /** Runs the next tick in `delayMs`, unless one is already due sooner. */
+  #scheduleTick(delayMs: number): void {
     if (this.#stopped) return;
+    const at = Date.now() + delayMs;
+    if (this.#timer && this.#timerAt <= at) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#detached(() => void this.#tick()), 0).unref();
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#detached(() => void this.#tick());
+    }, delayMs).unref();
   }
 
   /** Dispatches every recorded event and sends every due attempt, waiting for all of them. */
@@ -122,6 +144,7 @@ export class WebhookDispatcher implements BackgroundWorker {
     }
     this.#ticking = (async () => {
       do {
+        this.#lastTickAt = Date.now();
         this.#tickAgain = false;
         try {
           await this.#sweepNowAndThen();
@@ -134,7 +157,7 @@ export class WebhookDispatcher implements BackgroundWorker {
     })();
     await this.#ticking;
     this.#ticking = undefined;
-    if (!this.#stopped) this.#timer = setTimeout(() => this.#detached(() => void this.#tick()), POLL_INTERVAL_MS).unref();
+    this.#scheduleTick(POLL_INTERVAL_MS);
   }
 
   /** Writes the deliveries of every event not yet dispatched; returns how many events it dispatched. */

@@ -29,16 +29,21 @@ const Description = Type.String({ maxLength: 500, description: 'What this endpoi
 
 const endpointProperties = {
   id: Uuid,
-  url: Type.String({ maxLength: 2048 }),
-  description: Nullable(Type.String({ maxLength: 500 })),
-  enabled_events: Type.Array(Type.String({ maxLength: 100 }), { maxItems: MAX_ENABLED_EVENTS, description: 'Types, `<service>.*` prefixes or `*`.' }),
+  url: Type.String({ maxLength: 2048, description: 'Where events are POSTed.', examples: ['https://example.com/hooks/platform'] }),
+  description: Nullable(Type.String({ maxLength: 500, description: 'What this endpoint is for.', examples: ['Accounting system'] })),
+  enabled_events: Type.Array(Type.String({ maxLength: 100 }), {
+    maxItems: MAX_ENABLED_EVENTS,
+    description: 'Types, `<service>.*` prefixes or `*`.',
+    examples: [['invoicing.*', 'forms.submission.created']],
+  }),
   status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
     description: 'Disabled endpoints receive nothing (by PATCH, or after three days of failed attempts).',
+    examples: ['enabled'],
   }),
   disabled_reason: Nullable(
     Type.Union([Type.Literal('manual'), Type.Literal('failing')], { description: '`failing`: three days of attempts without a single success; `manual`: set by PATCH.' }),
   ),
-  livemode: Type.Boolean({ description: 'Whether the endpoint receives live-mode events (else test-mode ones).' }),
+  livemode: Type.Boolean({ description: 'Whether the endpoint receives live-mode events (else test-mode ones).', examples: [false] }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -82,9 +87,9 @@ export const ListEndpointsQuery = ListQuery({});
 export const WebhookEvent = Type.Object(
   {
     id: Type.String({ ...Uuid, description: 'The event id; also the `webhook-id` header of its deliveries.' }),
-    type: Type.String({ maxLength: 100, examples: ['invoicing.invoice.paid'] }),
+    type: Type.String({ maxLength: 100, description: 'What happened: `<service>.<resource>.<verb>`.', examples: ['invoicing.invoice.paid'] }),
     created_at: Timestamp,
-    livemode: Type.Boolean({ description: 'Whether the change happened in live mode.' }),
+    livemode: Type.Boolean({ description: 'Whether the change happened in live mode.', examples: [false] }),
     data: Type.Object(
       {
         object: Type.Object({}, { additionalProperties: true, description: 'The resource as its GET returns it, at the time of the event.' }),
@@ -105,7 +110,7 @@ export const EventType = Type.Object(
   {
     type: Type.String({ maxLength: 100, examples: ['payments.checkout_session.completed'] }),
     service: Type.String({ maxLength: 40, description: 'The service that records it, as in its URLs.', examples: ['payments'] }),
-    description: Type.String({ maxLength: 500 }),
+    description: Type.String({ maxLength: 500, description: 'When it is recorded.', examples: ['A checkout session was paid.'] }),
   },
   { title: 'EventType', additionalProperties: false },
 );
@@ -117,14 +122,18 @@ const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('succee
 });
 
 const attemptOutcome = {
-  status_code: Nullable(Type.Integer({ format: 'int32', minimum: 100, maximum: 599, description: 'The HTTP status the receiver answered; null when no reply came.' })),
-  duration_ms: Nullable(Type.Integer({ format: 'int32', minimum: 0, maximum: 3_600_000 })),
-  error: Nullable(Type.String({ maxLength: 500, description: 'Why the attempt failed, when it did.' })),
-  response_body: Nullable(Type.String({ maxLength: RESPONSE_BODY_BYTES, description: 'The first 1 KB of the reply body.' })),
+  status_code: Nullable(
+    Type.Integer({ format: 'int32', minimum: 100, maximum: 599, description: 'The HTTP status the receiver answered; null when no reply came.', examples: [200] }),
+  ),
+  duration_ms: Nullable(Type.Integer({ format: 'int32', minimum: 0, maximum: 3_600_000, description: 'How long the attempt took.', examples: [42] })),
+  error: Nullable(
+    Type.String({ maxLength: 500, description: 'Why the attempt failed, when it did.', examples: ['The receiver answered 500; only a 2xx reply counts as received.'] }),
+  ),
+  response_body: Nullable(Type.String({ maxLength: RESPONSE_BODY_BYTES, description: 'The first 1 KB of the reply body.', examples: ['ok'] })),
 };
 
 export const DeliveryAttempt = Type.Object(
-  { attempted_at: Timestamp, ...attemptOutcome, manual: Type.Boolean({ description: 'Sent by a manual retry.' }) },
+  { attempted_at: Timestamp, ...attemptOutcome, manual: Type.Boolean({ description: 'Sent by a manual retry.', examples: [false] }) },
   { title: 'WebhookDeliveryAttempt', additionalProperties: false },
 );
 
@@ -133,9 +142,9 @@ export const WebhookDelivery = Type.Object(
     id: Uuid,
     endpoint_id: Uuid,
     event_id: Uuid,
-    event_type: Type.String({ maxLength: 100 }),
+    event_type: Type.String({ maxLength: 100, examples: ['forms.submission.created'] }),
     status: DeliveryStatus,
-    attempt_count: Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000 }),
+    attempt_count: Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000, description: 'Attempts made so far, manual ones included.', examples: [1] }),
     next_attempt_at: Nullable(TimestampField('When the next attempt (the next retry) is due; null when none is.')),
     last_attempt_at: Nullable(TimestampField('When the last attempt was sent.')),
     ...attemptOutcome,
