@@ -97,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     injectFault: faultInjector(config.faultInjection),
     corsOrigins: config.corsOrigins,
     compression: config.compression,
+    secretsKey: deps.secretsKey,
   });
   await installOpenApi(app, config.publicBaseUrl);
 

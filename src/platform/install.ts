@@ -37,6 +37,8 @@ export interface PlatformDeps {
   corsOrigins: CorsOrigins | undefined;
   /** COMPRESSION: gzip and brotli replies over 1 KB. */
   compression: boolean;
+  /** Seals the replies the idempotency store keeps. */
+  secretsKey: Buffer;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function installPlatform(app: FastifyInstance, deps: PlatformDeps):
 
   const enforceRateLimit = createRateLimiter(deps.rateLimitStore, app.log);
   const checkAdminToken = deps.adminToken ? createAdminTokenCheck(deps.adminToken) : undefined;
-  const idempotency = createIdempotencyHooks(deps.db, deps.injectFault);
+  const idempotency = createIdempotencyHooks(deps.db, deps.injectFault, deps.secretsKey);
 
   /** The platform's checks for one public route, resolved once when the route is registered. */
   const publicRouteGuard = (scope: string, deprecated: PlatformRouteConfig['deprecated']): onRequestAsyncHookHandler =>

@@ -36,7 +36,7 @@ type Claim = { kind: 'acting'; request: IdempotentRequest } | { kind: 'replay'; 
  * recorded and the transaction committed before the reply leaves; a 5xx, or a failure to
  * record or commit, rolls everything back and answers 5xx, so a retry acts afresh.
  */
-export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { takeKey: preHandlerHookHandler; recordReply: onSendAsyncHookHandler } {
+export function createIdempotencyHooks(db: Db, injectFault: FaultInjector, secretsKey: Buffer): { takeKey: preHandlerHookHandler; recordReply: onSendAsyncHookHandler } {
   async function claim(scope: IdempotencyScope, fingerprint: RequestFingerprint, startedAt: Date): Promise<Claim> {
     const transaction = await beginRequestTransaction(db);
     try {
@@ -44,7 +44,7 @@ export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { ta
         await transaction.rollback();
         return { kind: 'in_use' };
       }
-      const found = await lookUp(db, transaction, scope, fingerprint, startedAt);
+      const found = await lookUp(db, transaction, scope, fingerprint, startedAt, secretsKey);
       if (found.kind !== 'new') {
         await transaction.rollback();
         return found;
@@ -109,7 +109,7 @@ export function createIdempotencyHooks(db: Db, injectFault: FaultInjector): { ta
     try {
       body = await replyBytes(payload);
       const contentType = String(reply.getHeader('content-type') ?? DEFAULT_CONTENT_TYPE);
-      await record(db, transaction, acting.scope, acting.fingerprint, { status: reply.statusCode, body, contentType }, acting.startedAt);
+      await record(db, transaction, acting.scope, acting.fingerprint, { status: reply.statusCode, body, contentType }, acting.startedAt, secretsKey);
       injectFault('idempotency:after-write');
       await transaction.commit();
     } catch (error) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { RequestTransaction } from '../../db/request-transaction.js';
+import { open, seal } from '../../lib/secret-box.js';
 import type { Mode } from '../../db/types.js';
 import { addMilliseconds, DAY_MS } from '../../lib/clock.js';
 
@@ -38,7 +39,7 @@ export async function lockKey(db: Db, transaction: RequestTransaction, scope: Id
 }
 
 /** What the key says about this request: new, a replay of the stored reply, or a conflict with another request. */
-export async function lookUp(db: Db, transaction: RequestTransaction, scope: IdempotencyScope, fingerprint: RequestFingerprint, now: Date): Promise<Lookup> {
+export async function lookUp(db: Db, transaction: RequestTransaction, scope: IdempotencyScope, fingerprint: RequestFingerprint, now: Date, secretsKey: Buffer): Promise<Lookup> {
   const query = db
     .selectFrom('idempotency_keys')
     .select(['method', 'path', 'body_hash', 'response_status', 'response_body', 'response_content_type'])
@@ -53,12 +54,20 @@ export async function lookUp(db: Db, transaction: RequestTransaction, scope: Ide
   if (!sameRequest) return { kind: 'conflict' };
   return {
     kind: 'replay',
-    reply: { status: record.response_status, body: Buffer.from(record.response_body), contentType: record.response_content_type },
+    reply: { status: record.response_status, body: openReply(secretsKey, Buffer.from(record.response_body), scope), contentType: record.response_content_type },
   };
 }
 
 /** Records the reply in `transaction`, so it is stored if and only if the request's writes are. */
-export async function record(db: Db, transaction: RequestTransaction, scope: IdempotencyScope, fingerprint: RequestFingerprint, reply: StoredReply, now: Date): Promise<void> {
+export async function record(
+  db: Db,
+  transaction: RequestTransaction,
+  scope: IdempotencyScope,
+  fingerprint: RequestFingerprint,
+  reply: StoredReply,
+  now: Date,
+  secretsKey: Buffer,
+): Promise<void> {
   const row = {
     tenant_id: scope.tenantId,
     mode: scope.mode,
@@ -67,7 +76,7 @@ export async function record(db: Db, transaction: RequestTransaction, scope: Ide
     path: fingerprint.path,
     body_hash: fingerprint.bodyHash,
     response_status: reply.status,
-    response_body: reply.body,
+    response_body: Buffer.from(seal(secretsKey, reply.body, replyContext(scope)), 'utf8'),
     response_content_type: reply.contentType,
     created_at: now,
     expires_at: addMilliseconds(now, RETENTION_MS),
@@ -93,4 +102,20 @@ export async function sweepExpired(db: Db, now: Date): Promise<number> {
 function lockId(scope: IdempotencyScope): string {
   const digest = createHash('sha256').update(`${scope.tenantId}\n${scope.mode}\n${scope.key}`).digest();
   return digest.readBigInt64BE(0).toString();
+}
+
+/**
+ * Stored replies are sealed with SECRETS_KEY (AES-256-GCM, bound to tenant, mode and key): some
+ * carry secrets shown once, such as a webhook endpoint's signing secret.
+ */
+function replyContext(scope: IdempotencyScope): string {
+  return `idempotency:${scope.tenantId}:${scope.mode}:${scope.key}`;
+}
+
+const SEALED_PREFIX = Buffer.from('v1.');
+
+function openReply(secretsKey: Buffer, stored: Buffer, scope: IdempotencyScope): Buffer {
+  // Replies recorded before they were sealed (JSON, so never starting with "v1.") are replayed as they are.
+  if (!stored.subarray(0, SEALED_PREFIX.length).equals(SEALED_PREFIX)) return stored;
+  return open(secretsKey, stored.toString('utf8'), replyContext(scope));
 }

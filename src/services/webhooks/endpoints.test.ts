@@ -93,6 +93,26 @@ describe('endpoints', () => {
     expect(JSON.stringify(row)).not.toContain(created.secret.slice('whsec_'.length));
   });
 
+  it('replays a create sent again with its Idempotency-Key, secret included, and keeps that reply sealed at rest', async () => {
+    const key = await (await platform.newTenant()).key();
+    const headers = { 'idempotency-key': `create-endpoint-${crypto.randomUUID()}` };
+    const body = { url: URL_OK, enabled_events: ['*'] };
+    const first = await call(platform.app, 'POST', `${BASE}/endpoints`, { key, headers, body });
+    const again = await call(platform.app, 'POST', `${BASE}/endpoints`, { key, headers, body });
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    const secret = first.json().data.secret as string;
+    const stored = await platform.database.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idempotency_key', '=', headers['idempotency-key'])
+      .executeTakeFirstOrThrow();
+    expect(Buffer.from(stored.response_body).toString('utf8')).not.toContain(secret.slice('whsec_'.length, 20));
+    expect(Buffer.from(stored.response_body).toString('utf8')).not.toContain(first.json().data.id);
+  });
+
   it.each([
     ['an ftp URL', { url: 'ftp://example.com/x' }, 'url'],
     ['a relative URL', { url: '/hooks' }, 'url'],
