@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { call, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import type { Mode } from '../../db/types.js';
+import { recordTestEvent } from './test-helpers.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../lib/clock.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
 
@@ -33,20 +34,7 @@ async function createEndpoint(key: string, body: Record<string, unknown> = {}): 
 }
 
 /** Records an event as a service would (outside a request), of a type the webhooks service declares. */
-async function recordEvent(tenantId: string, mode: Mode = 'test') {
-  const object = {
-    id: crypto.randomUUID(),
-    url: 'https://example.com/x',
-    description: null,
-    enabled_events: ['*'],
-    status: 'enabled',
-    disabled_reason: null,
-    livemode: mode === 'live',
-    created_at: new Date(),
-    updated_at: new Date(),
-  };
-  return platform.runtime.events.record(platform.database.db, { tenantId, mode }, 'webhooks.endpoint.pinged', object);
-}
+const recordEvent = (tenantId: string, mode: Mode = 'test') => recordTestEvent(platform, tenantId, mode);
 
 async function deliveries(key: string, endpointId: string) {
   const response = await call(platform.app, 'GET', `${BASE}/endpoints/${endpointId}/deliveries`, { key });

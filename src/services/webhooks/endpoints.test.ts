@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { describeRouteSecurity } from '../../../test/security-suite.js';
 import type { Mode } from '../../db/types.js';
+import { recordTestEvent } from './test-helpers.js';
 import { MINUTE_MS } from '../../lib/clock.js';
 
 const BASE = '/api/v1/services/webhooks';
@@ -40,20 +41,7 @@ async function createEndpoint(key: string, body: Record<string, unknown> = {}) {
   return response.json().data as Record<string, any> & { id: string; secret: string };
 }
 
-async function recordEvent(tenantId: string, mode: Mode = 'test') {
-  const object = {
-    id: crypto.randomUUID(),
-    url: URL_OK,
-    description: null,
-    enabled_events: ['*'],
-    status: 'enabled',
-    disabled_reason: null,
-    livemode: mode === 'live',
-    created_at: new Date(),
-    updated_at: new Date(),
-  };
-  return platform.runtime.events.record(platform.database.db, { tenantId, mode }, 'webhooks.endpoint.pinged', object);
-}
+const recordEvent = (tenantId: string, mode: Mode = 'test') => recordTestEvent(platform, tenantId, mode);
 
 describe('endpoints', () => {
   it('creates an endpoint with a whsec_ secret shown once', async () => {
@@ -255,7 +243,7 @@ describe('events', () => {
       type: 'webhooks.endpoint.pinged',
       created_at: first.created_at.toISOString(),
       livemode: false,
-      data: { object: expect.objectContaining({ url: URL_OK }) },
+      data: { object: expect.objectContaining({ url: 'https://127.0.0.1:1/hooks' }) },
     });
 
     const after = await call(platform.app, 'GET', `${BASE}/events?created_after=${encodeURIComponent(between)}`, { key });
