@@ -1,4 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { sql } from 'kysely';
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject, onTestFinished } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -69,6 +70,7 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     logger: options.logger ?? createLogger('silent'),
   });
   const admin = createTenantAdmin({ db: database.db, clock });
+  if (databaseUrl) await forgetWhatEarlierFilesLeft(database, clock.now());
 
   return {
     app: runtime.app,
@@ -250,4 +252,18 @@ export function expectError(response: Response, status: number, code: string) {
     throw new Error(`error body lacks message or details: ${summary}`);
   }
   return body.error as { code: string; message: string; details: Array<{ path: string; code: string; message: string; [k: string]: unknown }> };
+}
+
+/**
+ * On PostgreSQL the test files of one worker share a schema, one after another, and each moves
+ * its own clock. What an earlier file left would leak into this one:
+ * - recurring jobs it ran days ahead (the platform sweep) would not be due again until that far
+ *   ahead of this file's clock: they are made due now;
+ * - its webhook endpoints would get this file's events, and this file's job runs would wait on
+ *   deliveries to them (DNS lookups of example hosts, refused ports): they are turned off.
+ */
+async function forgetWhatEarlierFilesLeft(database: Database, now: Date): Promise<void> {
+  await sql`update jobs set run_at = ${now} where status = 'queued' and dedupe_key like 'recurring:%' and run_at > ${now}`.execute(database.db);
+  await sql`update webhook_endpoints set status = 'disabled', disabled_reason = 'manual' where status = 'enabled'`.execute(database.db);
+  await sql`update webhook_deliveries set status = 'failed', next_attempt_at = null where status = 'pending'`.execute(database.db);
 }
