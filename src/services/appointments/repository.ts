@@ -3,7 +3,7 @@ import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type OwnedInsert, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import type { AppointmentsAssetsTable, AppointmentsBookingsTable, AppointmentsResourcesTable, AppointmentsTables, BookingStatus } from './tables.js';
+import type { AppointmentsBookingsTable, AppointmentsResourcesTable, AppointmentsTables, BookingStatus } from './tables.js';
 
 export type AppointmentsDb = Kysely<AppointmentsTables>;
 
@@ -58,10 +58,10 @@ function resourceValues<T extends { custom_fields?: Record<string, unknown> }>(r
 
 export async function insertResource(db: AppointmentsDb, owner: Owner, row: NewResource): Promise<ResourceRow> {
   return toResource(
-    (await resources
+    await resources
       .insert(db, owner, resourceValues(row) as never)
       .returning(RESOURCE_COLUMNS)
-      .executeTakeFirstOrThrow()) as RawResource,
+      .executeTakeFirstOrThrow(),
   );
 }
 
@@ -70,7 +70,7 @@ const resourceByIdForUpdate = resources.statement((from, values: { id: string })
 
 export async function findResource(db: AppointmentsDb, owner: Owner, resourceId: string, options: { forUpdate?: boolean } = {}): Promise<ResourceRow | undefined> {
   const row = await (options.forUpdate ? resourceByIdForUpdate : resourceById).first(db, owner, { id: resourceId });
-  return row && toResource(row as RawResource);
+  return row && toResource(row);
 }
 
 const resourceList = resources.list<{ kind?: string; skill?: string; isActive?: boolean; pattern?: string }, RawResource>({
@@ -80,7 +80,7 @@ const resourceList = resources.list<{ kind?: string; skill?: string; isActive?: 
     isActive: (eb, isActive) => eb('is_active', '=', isActive),
     pattern: (eb, pattern) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern)]),
   },
-  select: (from) => from.select(RESOURCE_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(RESOURCE_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 
 export async function listResources(db: AppointmentsDb, owner: Owner, filters: { kind?: string; skill?: string; isActive?: boolean; search?: string }, page: PageRequest) {
@@ -100,7 +100,7 @@ export async function updateResource(db: AppointmentsDb, owner: Owner, resourceI
     .where('id', '=', resourceId)
     .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toResource(row as RawResource);
+  return toResource(row);
 }
 
 export async function deleteResource(db: AppointmentsDb, owner: Owner, resourceId: string): Promise<void> {
@@ -168,10 +168,10 @@ function assetValues(row: Partial<NewAsset>) {
 
 export async function insertAsset(db: AppointmentsDb, owner: Owner, row: NewAsset): Promise<AssetRow> {
   return toAsset(
-    (await assets
+    await assets
       .insert(db, owner, assetValues(row) as never)
       .returning(ASSET_COLUMNS)
-      .executeTakeFirstOrThrow()) as RawAsset,
+      .executeTakeFirstOrThrow(),
   );
 }
 
@@ -180,7 +180,7 @@ const assetByIdForUpdate = assets.statement((from, values: { id: string }) => fr
 
 export async function findAsset(db: AppointmentsDb, owner: Owner, assetId: string, options: { forUpdate?: boolean } = {}): Promise<AssetRow | undefined> {
   const row = await (options.forUpdate ? assetByIdForUpdate : assetById).first(db, owner, { id: assetId });
-  return row && toAsset(row as RawAsset);
+  return row && toAsset(row);
 }
 
 /** The chain of ancestors of `assetId` (itself first), to refuse cycles; bounded by `limit`. */
@@ -190,7 +190,7 @@ export async function assetAncestors(db: AppointmentsDb, owner: Owner, assetId: 
   while (current !== null && chain.length < limit) {
     chain.push(current);
     const row = await assetById.first(db, owner, { id: current });
-    current = row ? maybeId((row as RawAsset).parent_asset_id) : null;
+    current = row ? maybeId(row.parent_asset_id) : null;
   }
   return chain;
 }
@@ -201,7 +201,7 @@ const assetList = assets.list<{ kind?: string; customerId?: string; parentAssetI
     customerId: (eb, customerId) => eb('customer_id', '=', customerId),
     parentAssetId: (eb, parentAssetId) => eb('parent_asset_id', '=', parentAssetId),
   },
-  select: (from) => from.select(ASSET_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(ASSET_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 
 export async function listAssets(db: AppointmentsDb, owner: Owner, filters: { kind?: string; customerId?: string; parentAssetId?: string }, page: PageRequest) {
@@ -216,7 +216,7 @@ export async function updateAsset(db: AppointmentsDb, owner: Owner, assetId: str
     .where('id', '=', assetId)
     .returning(ASSET_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toAsset(row as RawAsset);
+  return toAsset(row);
 }
 
 export async function assetHasChildren(db: AppointmentsDb, owner: Owner, assetId: string): Promise<boolean> {
@@ -258,7 +258,7 @@ export type NewBooking = Omit<OwnedInsert<AppointmentsBookingsTable>, 'resource_
 };
 
 export async function insertBooking(db: AppointmentsDb, owner: Owner, row: NewBooking): Promise<BookingRow> {
-  return toBooking((await bookings.insert(db, owner, row).returning(BOOKING_COLUMNS).executeTakeFirstOrThrow()) as RawBooking);
+  return toBooking(await bookings.insert(db, owner, row).returning(BOOKING_COLUMNS).executeTakeFirstOrThrow());
 }
 
 const bookingById = bookings.statement((from, values: { id: string }) => from.select(BOOKING_COLUMNS).where('id', '=', values.id));
@@ -266,7 +266,7 @@ const bookingByIdForUpdate = bookings.statement((from, values: { id: string }) =
 
 export async function findBooking(db: AppointmentsDb, owner: Owner, bookingId: string, options: { forUpdate?: boolean } = {}): Promise<BookingRow | undefined> {
   const row = await (options.forUpdate ? bookingByIdForUpdate : bookingById).first(db, owner, { id: bookingId });
-  return row && toBooking(row as RawBooking);
+  return row && toBooking(row);
 }
 
 /** Bookings that hold a place (not cancelled) on `resourceId` overlapping [startsAt, endsAt), other than `exceptId`. */
@@ -313,7 +313,7 @@ const bookingList = bookings.list<{ resourceId?: string; assetId?: string; statu
     from: (eb, from) => eb('ends_at', '>', from),
     to: (eb, to) => eb('starts_at', '<', to),
   },
-  select: (from) => from.select(BOOKING_COLUMNS).orderBy('starts_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(BOOKING_COLUMNS).orderBy('starts_at', 'desc').orderBy('id', 'desc'),
 });
 
 export async function listBookings(
@@ -328,5 +328,5 @@ export async function listBookings(
 
 export async function updateBooking(db: AppointmentsDb, owner: Owner, bookingId: string, changes: Partial<NewBooking>): Promise<BookingRow> {
   const row = await bookings.update(db, owner).set(changes).where('id', '=', bookingId).returning(BOOKING_COLUMNS).executeTakeFirstOrThrow();
-  return toBooking(row as RawBooking);
+  return toBooking(row);
 }
