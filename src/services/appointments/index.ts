@@ -1,6 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { appointmentsRoutes } from './routes.js';
-import { Asset, Booking, Resource } from './schemas.js';
+import { Asset, Booking, Resource, Schedule } from './schemas.js';
 import { createAppointmentsService, type AppointmentsService } from './service.js';
 
 export type { AppointmentsService } from './service.js';
@@ -13,6 +13,7 @@ export const appointmentsModule: ServiceModule<AppointmentsService> = {
     { type: 'appointments.resource.created', description: 'A bookable resource was created.', object: Resource },
     { type: 'appointments.resource.updated', description: 'A resource was updated.', object: Resource },
     { type: 'appointments.resource.deleted', description: 'A resource without bookings was deleted; the object is the resource as it was.', object: Resource },
+    { type: 'appointments.schedule.updated', description: 'The working hours of a resource were replaced.', object: Schedule },
     { type: 'appointments.asset.created', description: 'An asset was created.', object: Asset },
     { type: 'appointments.asset.updated', description: 'An asset was updated.', object: Asset },
     { type: 'appointments.asset.deleted', description: 'An asset was deleted; the object is the asset as it was.', object: Asset },

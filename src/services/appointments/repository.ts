@@ -330,3 +330,69 @@ export async function updateBooking(db: AppointmentsDb, owner: Owner, bookingId:
   const row = await bookings.update(db, owner).set(changes).where('id', '=', bookingId).returning(BOOKING_COLUMNS).executeTakeFirstOrThrow();
   return toBooking(row);
 }
+
+// Schedules
+
+const schedules = owned('appointments_schedules');
+
+export interface ScheduleRow {
+  weekly_hours: WeeklyHours[];
+  date_overrides: DateOverride[];
+  updated_at: Date;
+}
+export interface WeeklyHours {
+  day: string;
+  start: string;
+  end: string;
+}
+export interface DateOverride {
+  date: string;
+  hours: { start: string; end: string }[];
+}
+
+const scheduleByResource = schedules.statement((from, values: { id: string }) =>
+  from.select(['weekly_hours', 'date_overrides', 'updated_at']).where('resource_id', '=', values.id),
+);
+
+export async function findSchedule(db: AppointmentsDb, owner: Owner, resourceId: string): Promise<ScheduleRow | undefined> {
+  const row = await scheduleByResource.first(db, owner, { id: resourceId });
+  return row && { weekly_hours: json(row.weekly_hours) as WeeklyHours[], date_overrides: json(row.date_overrides) as DateOverride[], updated_at: row.updated_at };
+}
+
+export async function findSchedules(db: AppointmentsDb, owner: Owner, resourceIds: string[]): Promise<Map<string, ScheduleRow>> {
+  if (resourceIds.length === 0) return new Map();
+  const rows = await schedules.select(db, owner).select(['resource_id', 'weekly_hours', 'date_overrides', 'updated_at']).where('resource_id', 'in', resourceIds).execute();
+  return new Map(
+    rows.map((row) => [
+      id(row.resource_id),
+      { weekly_hours: json(row.weekly_hours) as WeeklyHours[], date_overrides: json(row.date_overrides) as DateOverride[], updated_at: row.updated_at },
+    ]),
+  );
+}
+
+export async function saveSchedule(db: AppointmentsDb, owner: Owner, resourceId: string, schedule: ScheduleRow): Promise<void> {
+  await schedules.delete(db, owner).where('resource_id', '=', resourceId).execute();
+  await schedules
+    .insert(db, owner, {
+      resource_id: resourceId,
+      weekly_hours: JSON.stringify(schedule.weekly_hours),
+      date_overrides: JSON.stringify(schedule.date_overrides),
+      updated_at: schedule.updated_at,
+    })
+    .execute();
+}
+
+/** Active resources matching the availability filters, oldest first, at most `limit`. */
+export async function matchingResources(
+  db: AppointmentsDb,
+  owner: Owner,
+  filters: { resourceId?: string; kind?: string; skills: string[] },
+  limit: number,
+): Promise<ResourceRow[]> {
+  let query = resources.select(db, owner).select(RESOURCE_COLUMNS).where('is_active', '=', true);
+  if (filters.resourceId !== undefined) query = query.where('id', '=', filters.resourceId);
+  if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
+  if (filters.skills.length > 0) query = query.where('skills', '@>', sql<string[]>`${sql.val(filters.skills)}::text[]`);
+  const rows = await query.orderBy('id', 'asc').limit(limit).execute();
+  return rows.map((row) => toResource(row as RawResource));
+}

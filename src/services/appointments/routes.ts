@@ -5,6 +5,10 @@ import { DataEnvelope, ErrorReply, IdParams, IntegerIdParams } from '../../platf
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   Asset,
+  Availability,
+  AvailabilityQuery,
+  PutScheduleBody,
+  Schedule,
   Booking,
   CreateAssetBody,
   CreateBookingBody,
@@ -94,6 +98,43 @@ export function appointmentsRoutes(appointments: AppointmentsService) {
         response: { 200: DataEnvelope(Deleted), 409: ErrorReply('resource_in_use: the resource has bookings; deactivate it instead.') },
       },
       handler: async (request) => ({ data: await appointments.deleteResource(requestContext(request), request.params.id) }),
+    });
+
+    routes.get('/resources/:id/schedule', {
+      config: { scope: VIEW },
+      schema: {
+        ...resources,
+        operationId: 'appointmentsGetSchedule',
+        summary: 'Fetch the working hours of a resource',
+        params: IntegerIdParams,
+        response: { 200: DataEnvelope(Schedule) },
+      },
+      handler: async (request) => ({ data: await appointments.getSchedule(requestContext(request), request.params.id) }),
+    });
+
+    routes.put('/resources/:id/schedule', {
+      config: { scope: MANAGE },
+      schema: {
+        ...resources,
+        operationId: 'appointmentsPutSchedule',
+        summary: 'Replace the working hours of a resource (weekly hours in its zone plus date overrides)',
+        params: IntegerIdParams,
+        body: PutScheduleBody,
+        response: { 200: DataEnvelope(Schedule), 409: STALE },
+      },
+      handler: async (request) => ({ data: await appointments.putSchedule(requestContext(request), request.params.id, request.body) }),
+    });
+
+    routes.get('/availability', {
+      config: { scope: VIEW },
+      schema: {
+        tags: ['Appointments: availability'],
+        operationId: 'appointmentsAvailability',
+        summary: 'Free slots of a duration across matching resources (UTC instants with local times)',
+        querystring: AvailabilityQuery,
+        response: { 200: DataEnvelope(Availability) },
+      },
+      handler: async (request) => ({ data: await appointments.availability(requestContext(request), request.query) }),
     });
 
     // Assets

@@ -232,6 +232,98 @@ export const Deleted = Type.Object(
   { title: 'DeletedAppointmentsObject', additionalProperties: false },
 );
 
+const Time = Type.String({
+  pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$',
+  maxLength: 5,
+  description: 'Local wall-clock time HH:MM (24:00 ends the day).',
+  examples: ['09:00'],
+});
+const Day = Type.Union(
+  ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => Type.Literal(day)),
+  { description: 'Day of the week.', examples: ['monday'] },
+);
+const WeeklyInterval = Type.Object(
+  { day: Day, start: Time, end: Type.String({ ...Time, description: 'Local end time, after start.', examples: ['17:00'] }) },
+  { title: 'AppointmentsWeeklyHours', additionalProperties: false, description: 'Working hours on one day of the week, in the resource time zone.' },
+);
+const Interval = Type.Object(
+  { start: Time, end: Type.String({ ...Time, description: 'Local end time, after start.', examples: ['13:00'] }) },
+  { title: 'AppointmentsInterval', additionalProperties: false, description: 'Local working hours.' },
+);
+const DateOverride = Type.Object(
+  {
+    date: Type.String({ format: 'date', maxLength: 10, description: 'Local calendar date.', examples: ['2026-12-24'] }),
+    hours: Type.Array(Interval, { maxItems: 10, description: 'The hours of that date instead of the weekly ones; empty: closed.', examples: [[{ start: '09:00', end: '13:00' }]] }),
+  },
+  { title: 'AppointmentsDateOverride', additionalProperties: false },
+);
+const WeeklyHoursList = Type.Array(WeeklyInterval, {
+  maxItems: 70,
+  description: 'Weekly working hours; none: never available.',
+  examples: [[{ day: 'monday', start: '09:00', end: '17:00' }]],
+});
+const OverrideList = Type.Array(DateOverride, { maxItems: 400, description: 'Per-date exceptions; one per date.', examples: [[{ date: '2026-12-25', hours: [] }]] });
+
+export const Schedule = Type.Object(
+  {
+    resource_id: NumericId('The resource.'),
+    timezone: Type.String({ maxLength: 64, description: 'The zone the hours are in: the resource timezone, or UTC when it has none.', examples: ['Europe/London'] }),
+    weekly_hours: WeeklyHoursList,
+    date_overrides: OverrideList,
+    updated_at: Nullable(
+      Type.String({ format: 'date-time', maxLength: 24, description: 'When the schedule was last set; null if never.', examples: ['2026-11-21T09:30:00.000Z'] }),
+    ),
+  },
+  { title: 'AppointmentsSchedule', additionalProperties: false },
+);
+
+export const PutScheduleBody = Type.Object(
+  { weekly_hours: WeeklyHoursList, date_overrides: Type.Optional(OverrideList), expected_updated_at: ExpectedUpdatedAt },
+  { additionalProperties: false, examples: [{ weekly_hours: [{ day: 'monday', start: '09:00', end: '17:00' }], date_overrides: [{ date: '2026-12-25', hours: [] }] }] },
+);
+
+export const AvailabilityQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', maxLength: 64, description: 'Start of the window (instant with offset or Z).', examples: ['2026-03-28T00:00:00Z'] }),
+    to: Type.String({ format: 'date-time', maxLength: 64, description: 'End of the window; at most 31 days after from.', examples: ['2026-03-31T00:00:00Z'] }),
+    duration_minutes: Type.Integer({ format: 'int32', minimum: 5, maximum: 1440, description: 'Length of the slots; also their step.', examples: [30] }),
+    kind: Type.Optional(Type.String({ maxLength: 50, description: 'Only resources of this kind.', examples: ['staff'] })),
+    skills: Type.Optional(Type.String({ maxLength: 1000, description: 'Comma-separated skills every resource must have.', examples: ['plumbing,gas'] })),
+    resource_id: IdFilter('Only this resource.'),
+  },
+  { additionalProperties: false },
+);
+
+export const Slot = Type.Object(
+  {
+    resource_id: NumericId('The free resource.'),
+    starts_at: Type.String({ format: 'date-time', maxLength: 24, description: 'UTC instant.', examples: ['2026-03-30T08:00:00.000Z'] }),
+    ends_at: Type.String({ format: 'date-time', maxLength: 24, description: 'UTC instant.', examples: ['2026-03-30T08:30:00.000Z'] }),
+    local_starts_at: Type.String({ maxLength: 25, description: 'Start in the resource zone, with its offset.', examples: ['2026-03-30T09:00:00+01:00'] }),
+    local_ends_at: Type.String({ maxLength: 25, description: 'End in the resource zone, with its offset.', examples: ['2026-03-30T09:30:00+01:00'] }),
+    timezone: Type.String({ maxLength: 64, description: 'The resource zone.', examples: ['Europe/London'] }),
+    remaining_capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: 10000, description: 'Bookings the slot can still take.', examples: [1] }),
+  },
+  { title: 'AppointmentsSlot', additionalProperties: false },
+);
+
+export const MAX_SLOTS = 5000;
+
+export const Availability = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', maxLength: 24, description: 'Window start, UTC.', examples: ['2026-03-28T00:00:00.000Z'] }),
+    to: Type.String({ format: 'date-time', maxLength: 24, description: 'Window end, UTC.', examples: ['2026-03-31T00:00:00.000Z'] }),
+    duration_minutes: Type.Integer({ format: 'int32', minimum: 5, maximum: 1440, description: 'Slot length.', examples: [30] }),
+    slots: Type.Array(Slot, { maxItems: MAX_SLOTS, description: 'Free slots by start, then resource id.' }),
+    truncated: Type.Boolean({ description: `True when more than ${MAX_SLOTS} slots matched: narrow the window.`, examples: [false] }),
+  },
+  { title: 'AppointmentsAvailability', additionalProperties: false },
+);
+
+export type ScheduleView = Static<typeof Schedule>;
+export type PutScheduleInput = Static<typeof PutScheduleBody>;
+export type AvailabilityInput = Static<typeof AvailabilityQuery>;
+export type AvailabilityView = Static<typeof Availability>;
 export type ResourceView = Static<typeof Resource>;
 export type AssetView = Static<typeof Asset>;
 export type BookingView = Static<typeof Booking>;

@@ -7,6 +7,7 @@ import { AppError, invalidField, notFound } from '../../platform/errors/app-erro
 import type { EventLog } from '../../platform/events/event-log.js';
 import { isInt64Id } from '../../platform/http/schemas.js';
 import type { ServiceRegistry } from '../registry.js';
+import { createAvailabilityRules } from './availability.js';
 import * as repository from './repository.js';
 import type { AppointmentsDb, AssetRow, BookingRow, NewAsset, NewResource, ResourceRow } from './repository.js';
 import type {
@@ -75,6 +76,8 @@ export function createAppointmentsService({ db, events, services }: Appointments
   }
 
   return {
+    ...createAvailabilityRules(tables, events),
+
     // Resources
 
     async createResource(ctx: RequestContext, input: CreateResourceInput): Promise<ResourceView> {

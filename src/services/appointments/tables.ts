@@ -59,7 +59,17 @@ export interface AppointmentsBookingsTable {
   updated_at: Date;
 }
 
+export interface AppointmentsSchedulesTable {
+  resource_id: Int8;
+  tenant_id: string;
+  mode: Mode;
+  weekly_hours: Json;
+  date_overrides: Json;
+  updated_at: Date;
+}
+
 export interface AppointmentsTables {
+  appointments_schedules: AppointmentsSchedulesTable;
   appointments_resources: AppointmentsResourcesTable;
   appointments_assets: AppointmentsAssetsTable;
   appointments_bookings: AppointmentsBookingsTable;

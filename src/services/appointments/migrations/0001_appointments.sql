@@ -55,3 +55,13 @@ create table appointments_bookings (
 );
 create index appointments_bookings_list on appointments_bookings (tenant_id, mode, starts_at desc, id desc);
 create index appointments_bookings_by_resource on appointments_bookings (resource_id, starts_at);
+
+-- Working hours of a resource in its time zone: weekly intervals plus per-date overrides.
+create table appointments_schedules (
+  resource_id bigint primary key references appointments_resources (id) on delete cascade,
+  tenant_id uuid not null,
+  mode text not null check (mode in ('test', 'live')),
+  weekly_hours jsonb not null,
+  date_overrides jsonb not null,
+  updated_at timestamptz not null
+);
