@@ -162,7 +162,6 @@ export const ENDPOINTS: BenchEndpoint[] = [
           color: '#3B82F6',
           skills: ['checkup', `skill_${i % 5}`],
           capacity: 1 + (i % 3),
-          custom_fields: { licence_no: `L-${i}` },
         }),
       ),
   },

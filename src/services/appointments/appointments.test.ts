@@ -89,6 +89,7 @@ describe('resources', () => {
     const tenant = await platform.newTenant();
     const key = await tenant.key();
     const resource = await createResource(key);
+    await post(key, '/custom-fields', { applies_to: 'resource', key: 'floor', label: 'Floor', type: 'number' });
     expectError(await call(platform.app, 'PATCH', `${BASE}/resources/${resource.id}`, { key, body: { capacity: 2 } }), 400, 'validation_failed');
     const updated = (
       await call(platform.app, 'PATCH', `${BASE}/resources/${resource.id}`, {
@@ -126,6 +127,30 @@ describe('resources', () => {
     expectError(await call(platform.app, 'GET', `${BASE}/resources/${resource.id}`, { key: stranger }), 404, 'not_found');
     expect((await call(platform.app, 'DELETE', `${BASE}/resources/${resource.id}`, { key })).json().data).toEqual({ id: resource.id, deleted: true });
     expectError(await call(platform.app, 'GET', `${BASE}/resources/${resource.id}`, { key }), 404, 'not_found');
+  });
+});
+
+describe('custom fields', () => {
+  it('checks values against the workspace definitions', async () => {
+    const key = await (await platform.newTenant()).key();
+    const field = await post(key, '/custom-fields', { applies_to: 'resource', key: 'tier', label: ' Tier ', type: 'select', options: ['gold', 'silver'] });
+    expect(field).toMatchObject({ applies_to: 'resource', key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] });
+    await post(key, '/custom-fields', { applies_to: 'asset', key: 'floors', label: 'Floors', type: 'number' });
+    expectError(await call(platform.app, 'POST', `${BASE}/custom-fields`, { key, body: { applies_to: 'resource', key: 'tier', label: 'Again', type: 'text' } }), 409, 'conflict');
+    expectError(
+      await call(platform.app, 'POST', `${BASE}/custom-fields`, { key, body: { applies_to: 'resource', key: 'pick', label: 'Pick', type: 'select' } }),
+      400,
+      'validation_failed',
+    );
+    expect((await createResource(key, { custom_fields: { tier: 'gold' } })).custom_fields).toEqual({ tier: 'gold' });
+    for (const custom_fields of [{ tier: 'bronze' }, { tier: 1 }, { floors: 2 }, { unknown: 'x' }]) {
+      const error = expectError(await call(platform.app, 'POST', `${BASE}/resources`, { key, body: { name: 'X', custom_fields } }), 400, 'validation_failed');
+      expect(error.details[0]?.path).toBe(`custom_fields/${Object.keys(custom_fields)[0]}`);
+    }
+    expect((await createAsset(key, { custom_fields: { floors: 3 } })).custom_fields).toEqual({ floors: 3 });
+    expect((await call(platform.app, 'GET', `${BASE}/custom-fields?applies_to=asset`, { key })).json().data.map((row: { key: string }) => row.key)).toEqual(['floors']);
+    expect((await call(platform.app, 'DELETE', `${BASE}/custom-fields/${field.id}`, { key })).json().data).toEqual({ id: field.id, deleted: true });
+    expectError(await call(platform.app, 'POST', `${BASE}/resources`, { key, body: { name: 'X', custom_fields: { tier: 'gold' } } }), 400, 'validation_failed');
   });
 });
 
@@ -296,6 +321,14 @@ const listRoutes = [
   { method: 'POST', scope: 'service.appointments.manage', url: () => `${BASE}/assets`, body: () => ({ name: 'Van', kind: 'vehicle' }), addressesOneRow: false },
   { method: 'GET', scope: 'service.appointments.view', url: () => `${BASE}/assets`, addressesOneRow: false },
   { method: 'GET', scope: 'service.appointments.view', url: () => `${BASE}/bookings`, addressesOneRow: false },
+  { method: 'GET', scope: 'service.appointments.view', url: () => `${BASE}/custom-fields`, addressesOneRow: false },
+  {
+    method: 'POST',
+    scope: 'service.appointments.manage',
+    url: () => `${BASE}/custom-fields`,
+    body: () => ({ applies_to: 'asset', key: 'colour', label: 'Colour', type: 'text' }),
+    addressesOneRow: false,
+  },
 ] as const;
 for (const route of listRoutes) describeRouteSecurity(() => platform, route);
 
@@ -329,6 +362,14 @@ describeRouteSecurity(() => platform, {
   url: () => `${BASE}/bookings`,
   body: (resource: { id: string }) => ({ resource_id: resource.id, starts_at: '2026-12-02T09:00:00Z', ends_at: '2026-12-02T09:30:00Z' }),
   addressesOneRow: false,
+});
+
+describeRouteSecurity(() => platform, {
+  method: 'DELETE',
+  scope: 'service.appointments.manage',
+  setup: (key) => post(key, '/custom-fields', { applies_to: 'resource', key: 'tier', label: 'Tier', type: 'text' }),
+  url: (field: { id: string }) => `${BASE}/custom-fields/${field.id}`,
+  addressesOneRow: true,
 });
 
 async function createBooking(key: string) {

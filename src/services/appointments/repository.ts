@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import { ownedTables, type OwnedInsert, type Owner } from '../../db/owned.js';
+import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import type { AppointmentsBookingsTable, AppointmentsResourcesTable, AppointmentsTables, BookingStatus } from './tables.js';
+import type { AppointmentsBookingsTable, AppointmentsCustomFieldsTable, AppointmentsResourcesTable, AppointmentsTables, BookingStatus } from './tables.js';
 
 export type AppointmentsDb = Kysely<AppointmentsTables>;
 
@@ -395,4 +395,38 @@ export async function matchingResources(
   if (filters.skills.length > 0) query = query.where('skills', '@>', sql<string[]>`${sql.val(filters.skills)}::text[]`);
   const rows = await query.orderBy('id', 'asc').limit(limit).execute();
   return rows.map((row) => toResource(row as RawResource));
+}
+
+// Custom field definitions
+
+const customFields = owned('appointments_custom_fields');
+const FIELD_COLUMNS = ['id', 'applies_to', 'key', 'label', 'type', 'options', 'created_at'] as const;
+export type CustomFieldRow = OwnedRow<AppointmentsCustomFieldsTable>;
+
+export async function insertCustomField(db: AppointmentsDb, owner: Owner, row: OwnedInsert<AppointmentsCustomFieldsTable>): Promise<CustomFieldRow | undefined> {
+  return customFields
+    .insert(db, owner, row)
+    .onConflict((conflict) => conflict.columns(['tenant_id', 'mode', 'applies_to', 'key']).doNothing())
+    .returning(FIELD_COLUMNS)
+    .executeTakeFirst();
+}
+
+const fieldsFor = customFields.statement((from, values: { appliesTo: string }) => from.select(FIELD_COLUMNS).where('applies_to', '=', values.appliesTo as 'resource'));
+
+export function customFieldsFor(db: AppointmentsDb, owner: Owner, appliesTo: 'resource' | 'asset'): Promise<CustomFieldRow[]> {
+  return fieldsFor.all(db, owner, { appliesTo });
+}
+
+const fieldList = customFields.list<{ appliesTo?: 'resource' | 'asset' }, CustomFieldRow>({
+  filters: { appliesTo: (eb, appliesTo) => eb('applies_to', '=', appliesTo) },
+  select: (from) => from.select(FIELD_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listCustomFields(db: AppointmentsDb, owner: Owner, filters: { appliesTo?: 'resource' | 'asset' }, page: PageRequest) {
+  return fieldList.page(db, owner, filters, page);
+}
+
+export async function deleteCustomField(db: AppointmentsDb, owner: Owner, fieldId: string): Promise<boolean> {
+  const result = await customFields.delete(db, owner).where('id', '=', fieldId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

@@ -10,10 +10,14 @@ import {
   PutScheduleBody,
   Schedule,
   Booking,
+  CreateCustomFieldBody,
+  CustomField,
+  ListCustomFieldsQuery,
   CreateAssetBody,
   CreateBookingBody,
   CreateResourceBody,
   Deleted,
+  DeletedCustomField,
   ListAssetsQuery,
   ListBookingsQuery,
   ListResourcesQuery,
@@ -135,6 +139,52 @@ export function appointmentsRoutes(appointments: AppointmentsService) {
         response: { 200: DataEnvelope(Availability) },
       },
       handler: async (request) => ({ data: await appointments.availability(requestContext(request), request.query) }),
+    });
+
+    // Custom field definitions
+
+    const fields = { tags: ['Appointments: custom fields'] };
+    routes.post('/custom-fields', {
+      config: { scope: MANAGE },
+      schema: {
+        ...fields,
+        operationId: 'appointmentsCreateCustomField',
+        summary: 'Define a custom field of resources or assets',
+        body: CreateCustomFieldBody,
+        response: { 201: DataEnvelope(CustomField), 409: ErrorReply('conflict: a field with this key exists for the same applies_to.') },
+      },
+      handler: async (request, reply) => {
+        reply.code(201);
+        return { data: await appointments.createCustomField(requestContext(request), request.body) };
+      },
+    });
+
+    routes.get('/custom-fields', {
+      config: { scope: VIEW },
+      schema: {
+        ...fields,
+        operationId: 'appointmentsListCustomFields',
+        summary: 'List custom field definitions, newest first',
+        querystring: ListCustomFieldsQuery,
+        response: { 200: ListEnvelope(CustomField) },
+      },
+      handler: async (request) => {
+        const { limit, offset, ...filters } = request.query;
+        const { rows, total } = await appointments.listCustomFields(requestContext(request), filters, { limit, offset });
+        return toPage(rows, total, { limit, offset });
+      },
+    });
+
+    routes.delete('/custom-fields/:id', {
+      config: { scope: MANAGE },
+      schema: {
+        ...fields,
+        operationId: 'appointmentsDeleteCustomField',
+        summary: 'Delete a custom field definition (values already stored stay)',
+        params: IdParams,
+        response: { 200: DataEnvelope(DeletedCustomField) },
+      },
+      handler: async (request) => ({ data: await appointments.deleteCustomField(requestContext(request), request.params.id) }),
     });
 
     // Assets

@@ -320,10 +320,61 @@ export const Availability = Type.Object(
   { title: 'AppointmentsAvailability', additionalProperties: false },
 );
 
+const AppliesTo = Type.Union([Type.Literal('resource'), Type.Literal('asset')], { description: 'Which objects the field is for.', examples: ['resource'] });
+const FieldType = Type.Union([Type.Literal('text'), Type.Literal('number'), Type.Literal('boolean'), Type.Literal('select')], {
+  description: 'text (string), number, boolean, or select (one of options).',
+  examples: ['text'],
+});
+
+export const CustomField = Type.Object(
+  {
+    id: Uuid,
+    applies_to: AppliesTo,
+    key: Type.String({ maxLength: 63, description: 'The key in custom_fields.', examples: ['licence_no'] }),
+    label: Type.String({ maxLength: 200, description: 'Display label.', examples: ['Licence number'] }),
+    type: FieldType,
+    options: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, description: 'Allowed values of a select field; empty otherwise.', examples: [['gold', 'silver']] }),
+    created_at: Timestamp,
+  },
+  { title: 'AppointmentsCustomField', additionalProperties: false },
+);
+
+export const CreateCustomFieldBody = Type.Object(
+  {
+    applies_to: AppliesTo,
+    key: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,62}$',
+      maxLength: 63,
+      description: 'Lower-case letters, digits, underscores; unique per applies_to.',
+      examples: ['licence_no'],
+    }),
+    label: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display label; trimmed.', examples: ['Licence number'] }),
+    type: FieldType,
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: 'Required for select, refused otherwise.',
+        examples: [['gold', 'silver']],
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ applies_to: 'resource', key: 'licence_no', label: 'Licence number', type: 'text' }] },
+);
+
+export const ListCustomFieldsQuery = ListQuery({ applies_to: Type.Optional(AppliesTo) });
+
+export type CustomFieldView = Static<typeof CustomField>;
+export type CreateCustomFieldInput = Static<typeof CreateCustomFieldBody>;
 export type ScheduleView = Static<typeof Schedule>;
 export type PutScheduleInput = Static<typeof PutScheduleBody>;
 export type AvailabilityInput = Static<typeof AvailabilityQuery>;
 export type AvailabilityView = Static<typeof Availability>;
+export const DeletedCustomField = Type.Object(
+  { id: Uuid, deleted: Type.Literal(true, { description: 'Always true.' }) },
+  { title: 'DeletedAppointmentsCustomField', additionalProperties: false },
+);
+
 export type ResourceView = Static<typeof Resource>;
 export type AssetView = Static<typeof Asset>;
 export type BookingView = Static<typeof Booking>;

@@ -8,6 +8,7 @@ import type { EventLog } from '../../platform/events/event-log.js';
 import { isInt64Id } from '../../platform/http/schemas.js';
 import type { ServiceRegistry } from '../registry.js';
 import { createAvailabilityRules } from './availability.js';
+import { checkCustomFields, createCustomFieldRules } from './custom-fields.js';
 import * as repository from './repository.js';
 import type { AppointmentsDb, AssetRow, BookingRow, NewAsset, NewResource, ResourceRow } from './repository.js';
 import type {
@@ -77,11 +78,13 @@ export function createAppointmentsService({ db, events, services }: Appointments
 
   return {
     ...createAvailabilityRules(tables, events),
+    ...createCustomFieldRules(tables),
 
     // Resources
 
     async createResource(ctx: RequestContext, input: CreateResourceInput): Promise<ResourceView> {
       const fields = resourceFields(input);
+      await checkCustomFields(tables, ctx, 'resource', input.custom_fields);
       return tables.transaction().execute(async (tx) => {
         const row = await repository.insertResource(tx, ctx, {
           kind: fields.kind ?? DEFAULT_KIND,
@@ -126,6 +129,7 @@ export function createAppointmentsService({ db, events, services }: Appointments
 
     async updateResource(ctx: RequestContext, id: string, input: UpdateResourceInput): Promise<ResourceView> {
       const fields = resourceFields(input);
+      await checkCustomFields(tables, ctx, 'resource', input.custom_fields);
       return tables.transaction().execute(async (tx) => {
         const current = await repository.findResource(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Resource');
@@ -157,6 +161,7 @@ export function createAppointmentsService({ db, events, services }: Appointments
       const customerId = idOf(input.customer_id);
       const parentId = idOf(input.parent_asset_id);
       await requireCustomer(ctx, 'customer_id', customerId ?? null);
+      await checkCustomFields(tables, ctx, 'asset', input.custom_fields);
       return tables.transaction().execute(async (tx) => {
         await requireAsset(tx, ctx, 'parent_asset_id', parentId ?? null);
         const row = await repository.insertAsset(tx, ctx, {
@@ -192,6 +197,7 @@ export function createAppointmentsService({ db, events, services }: Appointments
       const customerId = idOf(input.customer_id);
       const parentId = idOf(input.parent_asset_id);
       if (customerId !== undefined) await requireCustomer(ctx, 'customer_id', customerId);
+      await checkCustomFields(tables, ctx, 'asset', input.custom_fields);
       return tables.transaction().execute(async (tx) => {
         const current = await repository.findAsset(tx, ctx, id, { forUpdate: true });
         if (!current) throw notFound('Asset');

@@ -68,7 +68,20 @@ export interface AppointmentsSchedulesTable {
   updated_at: Date;
 }
 
+export interface AppointmentsCustomFieldsTable {
+  id: string;
+  tenant_id: string;
+  mode: Mode;
+  applies_to: 'resource' | 'asset';
+  key: string;
+  label: string;
+  type: 'text' | 'number' | 'boolean' | 'select';
+  options: string[];
+  created_at: Date;
+}
+
 export interface AppointmentsTables {
+  appointments_custom_fields: AppointmentsCustomFieldsTable;
   appointments_schedules: AppointmentsSchedulesTable;
   appointments_resources: AppointmentsResourcesTable;
   appointments_assets: AppointmentsAssetsTable;

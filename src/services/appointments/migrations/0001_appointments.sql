@@ -65,3 +65,18 @@ create table appointments_schedules (
   date_overrides jsonb not null,
   updated_at timestamptz not null
 );
+
+-- Workspace definitions of the custom_fields resources and assets may carry.
+create table appointments_custom_fields (
+  id uuid primary key,
+  tenant_id uuid not null,
+  mode text not null check (mode in ('test', 'live')),
+  applies_to text not null check (applies_to in ('resource', 'asset')),
+  key text not null,
+  label text not null,
+  type text not null check (type in ('text', 'number', 'boolean', 'select')),
+  options text[] not null default '{}',
+  created_at timestamptz not null,
+  constraint appointments_custom_fields_key unique (tenant_id, mode, applies_to, key)
+);
+create index appointments_custom_fields_list on appointments_custom_fields (tenant_id, mode, created_at desc, id desc);
