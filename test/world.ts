@@ -66,6 +66,7 @@ export interface WorldIds {
   appointmentResource: string;
   appointmentAsset: string;
   appointmentBooking: string;
+  appointmentCustomField: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -178,7 +179,14 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const ping = await send('POST', `/webhooks/endpoints/${text(webhookEndpoint.id)}/test`, 202);
 
   // appointments
-  const appointmentResource = await send('POST', '/appointments/resources', 201, { name: `${tag} resource`, kind: 'staff', timezone: 'Europe/London', skills: ['world'] });
+  const appointmentCustomField = await send('POST', '/appointments/custom-fields', 201, { applies_to: 'resource', key: 'world_note', label: `${tag} field`, type: 'text' });
+  const appointmentResource = await send('POST', '/appointments/resources', 201, {
+    name: `${tag} resource`,
+    kind: 'staff',
+    timezone: 'Europe/London',
+    skills: ['world'],
+    custom_fields: { world_note: `${tag} note` },
+  });
   const appointmentAsset = await send('POST', '/appointments/assets', 201, { name: `${tag} asset`, kind: 'property', customer_id: customer.id, identifier: `${tag}-asset` });
   const appointmentBooking = await send('POST', '/appointments/bookings', 201, {
     resource_id: appointmentResource.id,
@@ -221,6 +229,7 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     appointmentResource: text(appointmentResource.id),
     appointmentAsset: text(appointmentAsset.id),
     appointmentBooking: text(appointmentBooking.id),
+    appointmentCustomField: text(appointmentCustomField.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -253,6 +262,7 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'appointments/resources': 'appointmentResource',
   'appointments/assets': 'appointmentAsset',
   'appointments/bookings': 'appointmentBooking',
+  'appointments/custom-fields': 'appointmentCustomField',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

@@ -406,7 +406,7 @@ export type CustomFieldRow = OwnedRow<AppointmentsCustomFieldsTable>;
 export async function insertCustomField(db: AppointmentsDb, owner: Owner, row: OwnedInsert<AppointmentsCustomFieldsTable>): Promise<CustomFieldRow | undefined> {
   return customFields
     .insert(db, owner, row)
-    .onConflict((conflict) => conflict.columns(['tenant_id', 'mode', 'applies_to', 'key']).doNothing())
+    .onConflict((conflict) => conflict.constraint('appointments_custom_fields_key').doNothing())
     .returning(FIELD_COLUMNS)
     .executeTakeFirst();
 }
