@@ -149,4 +149,20 @@ export const ENDPOINTS: BenchEndpoint[] = [
     path: () => `${S}/customer-auth/users?limit=50`,
     seed: (api, count) => times(count, (i) => api('POST', `${S}/customer-auth/users`, { email: `user${i}@example.com`, name: `User ${i}`, metadata: { plan: 'pro' } })),
   },
+  {
+    name: 'appointments resources',
+    path: () => `${S}/appointments/resources?limit=50`,
+    seed: (api, count) =>
+      times(count, (i) =>
+        api('POST', `${S}/appointments/resources`, {
+          name: `Resource ${i}`,
+          kind: i % 4 ? 'staff' : 'room',
+          email: `resource${i}@example.com`,
+          timezone: 'Europe/London',
+          color: '#3B82F6',
+          skills: ['checkup', `skill_${i % 5}`],
+          capacity: 1 + (i % 3),
+        }),
+      ),
+  },
 ];

@@ -19,6 +19,7 @@ import { installOpenApi } from './platform/openapi/index.js';
 import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
+import { appointmentsModule } from './services/appointments/index.js';
 import { blogsModule } from './services/blogs/index.js';
 import { catalogModule } from './services/catalog/index.js';
 import { crmModule } from './services/crm/index.js';
@@ -40,6 +41,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   catalogModule,
   paymentsModule,
   webhooksModule,
+  appointmentsModule,
 ];
 
 export interface AppDeps {

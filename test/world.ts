@@ -62,6 +62,11 @@ export interface WorldIds {
   webhookEndpoint: string;
   webhookDelivery: string;
   webhookEvent: string;
+  // appointments: a resource, an asset of the invoicing customer, and a booking of both
+  appointmentResource: string;
+  appointmentAsset: string;
+  appointmentBooking: string;
+  appointmentCustomField: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -173,6 +178,25 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   });
   const ping = await send('POST', `/webhooks/endpoints/${text(webhookEndpoint.id)}/test`, 202);
 
+  // appointments
+  const appointmentCustomField = await send('POST', '/appointments/custom-fields', 201, { applies_to: 'resource', key: 'world_note', label: `${tag} field`, type: 'text' });
+  const appointmentResource = await send('POST', '/appointments/resources', 201, {
+    name: `${tag} resource`,
+    kind: 'staff',
+    timezone: 'Europe/London',
+    skills: ['world'],
+    custom_fields: { world_note: `${tag} note` },
+  });
+  const appointmentAsset = await send('POST', '/appointments/assets', 201, { name: `${tag} asset`, kind: 'property', customer_id: customer.id, identifier: `${tag}-asset` });
+  const appointmentBooking = await send('POST', '/appointments/bookings', 201, {
+    resource_id: appointmentResource.id,
+    asset_id: appointmentAsset.id,
+    customer_id: customer.id,
+    starts_at: '2030-01-07T09:00:00Z',
+    ends_at: '2030-01-07T10:00:00Z',
+    notes: `${tag} booking`,
+  });
+
   const ids: WorldIds = {
     contact: text(contact.id),
     company: text(company.id),
@@ -202,6 +226,10 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     webhookEndpoint: text(webhookEndpoint.id),
     webhookDelivery: text(ping.id),
     webhookEvent: text(ping.event_id),
+    appointmentResource: text(appointmentResource.id),
+    appointmentAsset: text(appointmentAsset.id),
+    appointmentBooking: text(appointmentBooking.id),
+    appointmentCustomField: text(appointmentCustomField.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -231,6 +259,10 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'webhooks/endpoints': 'webhookEndpoint',
   'webhooks/deliveries': 'webhookDelivery',
   'webhooks/events': 'webhookEvent',
+  'appointments/resources': 'appointmentResource',
+  'appointments/assets': 'appointmentAsset',
+  'appointments/bookings': 'appointmentBooking',
+  'appointments/custom-fields': 'appointmentCustomField',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

@@ -1549,6 +1549,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/services/appointments/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List resources, newest first */
+        get: operations["appointmentsListResources"];
+        put?: never;
+        /** Create a bookable resource */
+        post: operations["appointmentsCreateResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a resource */
+        get: operations["appointmentsGetResource"];
+        put?: never;
+        post?: never;
+        /** Delete a resource without bookings */
+        delete: operations["appointmentsDeleteResource"];
+        options?: never;
+        head?: never;
+        /** Update a resource (name required) */
+        patch: operations["appointmentsUpdateResource"];
+        trace?: never;
+    };
+    "/api/v1/services/appointments/resources/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch the working hours of a resource */
+        get: operations["appointmentsGetSchedule"];
+        /** Replace the working hours of a resource (weekly hours in its zone plus date overrides) */
+        put: operations["appointmentsPutSchedule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Free slots of a duration across matching resources (UTC instants with local times) */
+        get: operations["appointmentsAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List custom field definitions, newest first */
+        get: operations["appointmentsListCustomFields"];
+        put?: never;
+        /** Define a custom field of resources or assets */
+        post: operations["appointmentsCreateCustomField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/custom-fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a custom field definition (values already stored stay) */
+        delete: operations["appointmentsDeleteCustomField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List assets, newest first */
+        get: operations["appointmentsListAssets"];
+        put?: never;
+        /** Create an asset */
+        post: operations["appointmentsCreateAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/assets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch an asset */
+        get: operations["appointmentsGetAsset"];
+        put?: never;
+        post?: never;
+        /** Delete an asset without children or bookings */
+        delete: operations["appointmentsDeleteAsset"];
+        options?: never;
+        head?: never;
+        /** Update an asset (name and kind required) */
+        patch: operations["appointmentsUpdateAsset"];
+        trace?: never;
+    };
+    "/api/v1/services/appointments/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List bookings, latest start first */
+        get: operations["appointmentsListBookings"];
+        put?: never;
+        /** Book a resource */
+        post: operations["appointmentsCreateBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/appointments/bookings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a booking */
+        get: operations["appointmentsGetBooking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Reschedule, cancel or change the status of a booking */
+        patch: operations["appointmentsUpdateBooking"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3498,6 +3678,499 @@ export interface components {
         /** WebhookDeliveryList */
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** AppointmentsResource */
+        AppointmentsResource: {
+            /**
+             * @description Resource id.
+             * @example 42
+             */
+            id: string;
+            /**
+             * @description Kind of resource.
+             * @example staff
+             */
+            kind: string;
+            /**
+             * @description Display name.
+             * @example Dr Ada Lovelace
+             */
+            name: string;
+            /**
+             * @description Email.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * @description International format.
+             * @example +44 20 7946 0958
+             */
+            phone: string | null;
+            /**
+             * @description IANA time zone; null reads as UTC.
+             * @example Europe/London
+             */
+            timezone: string | null;
+            /**
+             * @description Calendar colour, lower-case #rrggbb.
+             * @example #3b82f6
+             */
+            color: string;
+            /**
+             * @description Skills used for matching.
+             * @example [
+             *       "plumbing"
+             *     ]
+             */
+            skills: string[];
+            /**
+             * Format: int32
+             * @description Overlapping bookings allowed.
+             * @example 1
+             */
+            capacity: number;
+            /**
+             * @description Inactive resources take no new bookings.
+             * @example true
+             */
+            is_active: boolean;
+            /**
+             * @description Own fields.
+             * @example {
+             *       "licence_no": "GAS-1234"
+             *     }
+             */
+            custom_fields: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** AppointmentsResourceList */
+        AppointmentsResourceList: {
+            data: components["schemas"]["AppointmentsResource"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** DeletedAppointmentsObject */
+        DeletedAppointmentsObject: {
+            /**
+             * @description The id of what was deleted.
+             * @example 42
+             */
+            id: string;
+            /**
+             * @description Always true.
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * AppointmentsWeeklyHours
+         * @description Working hours on one day of the week, in the resource time zone.
+         */
+        AppointmentsWeeklyHours: {
+            /**
+             * @description Day of the week.
+             * @example monday
+             */
+            day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /**
+             * @description Local wall-clock time HH:MM (24:00 ends the day).
+             * @example 09:00
+             */
+            start: string;
+            /**
+             * @description Local end time, after start.
+             * @example 17:00
+             */
+            end: string;
+        };
+        /**
+         * AppointmentsInterval
+         * @description Local working hours.
+         */
+        AppointmentsInterval: {
+            /**
+             * @description Local wall-clock time HH:MM (24:00 ends the day).
+             * @example 09:00
+             */
+            start: string;
+            /**
+             * @description Local end time, after start.
+             * @example 13:00
+             */
+            end: string;
+        };
+        /** AppointmentsDateOverride */
+        AppointmentsDateOverride: {
+            /**
+             * Format: date
+             * @description Local calendar date.
+             * @example 2026-12-24
+             */
+            date: string;
+            /**
+             * @description The hours of that date instead of the weekly ones; empty: closed.
+             * @example [
+             *       {
+             *         "start": "09:00",
+             *         "end": "13:00"
+             *       }
+             *     ]
+             */
+            hours: components["schemas"]["AppointmentsInterval"][];
+        };
+        /** AppointmentsSchedule */
+        AppointmentsSchedule: {
+            /**
+             * @description The resource.
+             * @example 42
+             */
+            resource_id: string;
+            /**
+             * @description The zone the hours are in: the resource timezone, or UTC when it has none.
+             * @example Europe/London
+             */
+            timezone: string;
+            /**
+             * @description Weekly working hours; none: never available.
+             * @example [
+             *       {
+             *         "day": "monday",
+             *         "start": "09:00",
+             *         "end": "17:00"
+             *       }
+             *     ]
+             */
+            weekly_hours: components["schemas"]["AppointmentsWeeklyHours"][];
+            /**
+             * @description Per-date exceptions; one per date.
+             * @example [
+             *       {
+             *         "date": "2026-12-25",
+             *         "hours": []
+             *       }
+             *     ]
+             */
+            date_overrides: components["schemas"]["AppointmentsDateOverride"][];
+            /**
+             * Format: date-time
+             * @description When the schedule was last set; null if never.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string | null;
+        };
+        /** AppointmentsSlot */
+        AppointmentsSlot: {
+            /**
+             * @description The free resource.
+             * @example 42
+             */
+            resource_id: string;
+            /**
+             * Format: date-time
+             * @description UTC instant.
+             * @example 2026-03-30T08:00:00.000Z
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description UTC instant.
+             * @example 2026-03-30T08:30:00.000Z
+             */
+            ends_at: string;
+            /**
+             * @description Start in the resource zone, with its offset.
+             * @example 2026-03-30T09:00:00+01:00
+             */
+            local_starts_at: string;
+            /**
+             * @description End in the resource zone, with its offset.
+             * @example 2026-03-30T09:30:00+01:00
+             */
+            local_ends_at: string;
+            /**
+             * @description The resource zone.
+             * @example Europe/London
+             */
+            timezone: string;
+            /**
+             * Format: int32
+             * @description Bookings the slot can still take.
+             * @example 1
+             */
+            remaining_capacity: number;
+        };
+        /** AppointmentsAvailability */
+        AppointmentsAvailability: {
+            /**
+             * Format: date-time
+             * @description Window start, UTC.
+             * @example 2026-03-28T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Window end, UTC.
+             * @example 2026-03-31T00:00:00.000Z
+             */
+            to: string;
+            /**
+             * Format: int32
+             * @description Slot length.
+             * @example 30
+             */
+            duration_minutes: number;
+            /** @description Free slots by start, then resource id. */
+            slots: components["schemas"]["AppointmentsSlot"][];
+            /**
+             * @description True when more than 5000 slots matched: narrow the window.
+             * @example false
+             */
+            truncated: boolean;
+        };
+        /** AppointmentsCustomField */
+        AppointmentsCustomField: {
+            /**
+             * Format: uuid
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description Which objects the field is for.
+             * @example resource
+             */
+            applies_to: "resource" | "asset";
+            /**
+             * @description The key in custom_fields.
+             * @example licence_no
+             */
+            key: string;
+            /**
+             * @description Display label.
+             * @example Licence number
+             */
+            label: string;
+            /**
+             * @description text (string), number, boolean, or select (one of options).
+             * @example text
+             */
+            type: "text" | "number" | "boolean" | "select";
+            /**
+             * @description Allowed values of a select field; empty otherwise.
+             * @example [
+             *       "gold",
+             *       "silver"
+             *     ]
+             */
+            options: string[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /** AppointmentsCustomFieldList */
+        AppointmentsCustomFieldList: {
+            data: components["schemas"]["AppointmentsCustomField"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** DeletedAppointmentsCustomField */
+        DeletedAppointmentsCustomField: {
+            /**
+             * Format: uuid
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description Always true.
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * AppointmentsAddress
+         * @description Street address and optional coordinates.
+         */
+        AppointmentsAddress: {
+            /**
+             * @description Trimmed; empty reads as absent.
+             * @example 1 Main Street
+             */
+            line1?: string | null;
+            /**
+             * @description Trimmed; empty reads as absent.
+             * @example Flat 2
+             */
+            line2?: string | null;
+            /**
+             * @description Trimmed; empty reads as absent.
+             * @example London
+             */
+            city?: string | null;
+            /**
+             * @description Trimmed; empty reads as absent.
+             * @example Greater London
+             */
+            region?: string | null;
+            /**
+             * @description Trimmed; empty reads as absent.
+             * @example SW1A 1AA
+             */
+            postal_code?: string | null;
+            /**
+             * @description ISO 3166-1 alpha-2; stored upper-case.
+             * @example GB
+             */
+            country?: string | null;
+            /**
+             * @description Degrees.
+             * @example 51.5
+             */
+            latitude?: number | null;
+            /**
+             * @description Degrees.
+             * @example -0.12
+             */
+            longitude?: number | null;
+        };
+        /** AppointmentsAsset */
+        AppointmentsAsset: {
+            /**
+             * @description Asset id.
+             * @example 42
+             */
+            id: string;
+            /**
+             * @description Invoicing customer the asset belongs to.
+             * @example 42
+             */
+            customer_id: string | null;
+            /**
+             * @description The asset containing this one.
+             * @example 42
+             */
+            parent_asset_id: string | null;
+            /**
+             * @description Own category word.
+             * @example property
+             */
+            kind: string;
+            /**
+             * @description Display name.
+             * @example Main building
+             */
+            name: string;
+            /**
+             * @description Registration, serial or reference.
+             * @example AB12 CDE
+             */
+            identifier: string | null;
+            address: components["schemas"]["AppointmentsAddress"] | null;
+            /**
+             * @description Own fields.
+             * @example {
+             *       "floors": 3
+             *     }
+             */
+            custom_fields: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * @description Inactive assets take no new bookings.
+             * @example true
+             */
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** AppointmentsAssetList */
+        AppointmentsAssetList: {
+            data: components["schemas"]["AppointmentsAsset"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** AppointmentsBooking */
+        AppointmentsBooking: {
+            /**
+             * Format: uuid
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description The resource booked.
+             * @example 42
+             */
+            resource_id: string;
+            /**
+             * @description The asset the visit is about.
+             * @example 42
+             */
+            asset_id: string | null;
+            /**
+             * @description The invoicing customer.
+             * @example 42
+             */
+            customer_id: string | null;
+            /**
+             * Format: date-time
+             * @description Start, ISO 8601 UTC.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description End (exclusive), ISO 8601 UTC.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ends_at: string;
+            /**
+             * @description pending, confirmed, cancelled, completed, no_show.
+             * @example confirmed
+             */
+            status: "pending" | "confirmed" | "cancelled" | "completed" | "no_show";
+            /**
+             * @description Free text.
+             * @example Ring the bell twice.
+             */
+            notes: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** AppointmentsBookingList */
+        AppointmentsBookingList: {
+            data: components["schemas"]["AppointmentsBooking"][];
             meta: components["schemas"]["PageMeta"];
         };
     };
@@ -22017,6 +22690,3351 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsListResources: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description Only this kind.
+                 * @example staff
+                 */
+                kind?: string;
+                /**
+                 * @description Only resources with this skill.
+                 * @example plumbing
+                 */
+                skill?: string;
+                /**
+                 * @description true or false.
+                 * @example true
+                 */
+                is_active?: "true" | "false";
+                /**
+                 * @description Case-insensitive match anywhere in name or email.
+                 * @example ada
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of appointments resources. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppointmentsResourceList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsCreateResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dr Ada Lovelace",
+                 *       "kind": "staff",
+                 *       "timezone": "Europe/London",
+                 *       "skills": [
+                 *         "checkup"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name; trimmed.
+                     * @example Dr Ada Lovelace
+                     */
+                    name: string;
+                    /**
+                     * @description staff, contractor, room, equipment, vehicle, team, or any own word: lower-case letters, digits, underscores. Default staff.
+                     * @example staff
+                     */
+                    kind?: string;
+                    /**
+                     * Format: email
+                     * @description Stored lower-cased.
+                     * @example ada@example.com
+                     */
+                    email?: string | null;
+                    /**
+                     * @description International format: + and the country code, then digits with optional spaces, dots, dashes and brackets; 8 to 15 digits in all.
+                     * @example +44 20 7946 0958
+                     */
+                    phone?: string | null;
+                    /**
+                     * @description A zone of the IANA time zone database, canonical or link (UTC, Europe/London, Asia/Calcutta).
+                     * @example Europe/London
+                     */
+                    timezone?: string | null;
+                    /**
+                     * @description Calendar colour #rrggbb, either case; returned lower-case.
+                     * @example #3b82f6
+                     */
+                    color?: string;
+                    /**
+                     * @description Skills used for matching; duplicates are dropped.
+                     * @example [
+                     *       "plumbing",
+                     *       "gas"
+                     *     ]
+                     */
+                    skills?: string[];
+                    /**
+                     * Format: int32
+                     * @description 1 is one-to-one; above 1 enables group booking. Default 1.
+                     * @example 1
+                     */
+                    capacity?: number;
+                    /**
+                     * @description Default true.
+                     * @example true
+                     */
+                    is_active?: boolean;
+                    /**
+                     * @description Own fields keyed by a lower-case name: string, number, boolean or null values.
+                     * @example {
+                     *       "licence_no": "GAS-1234"
+                     *     }
+                     */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The new appointments resource. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsResource"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsGetResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appointments resource. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsResource"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsDeleteResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedAppointmentsObject"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description resource_in_use: the resource has bookings; deactivate it instead; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsUpdateResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dr Ada Lovelace",
+                 *       "capacity": 2
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name; trimmed.
+                     * @example Dr Ada Lovelace
+                     */
+                    name: string;
+                    /**
+                     * @description staff, contractor, room, equipment, vehicle, team, or any own word: lower-case letters, digits, underscores.
+                     * @example staff
+                     */
+                    kind?: string;
+                    /**
+                     * Format: email
+                     * @description Stored lower-cased.
+                     * @example ada@example.com
+                     */
+                    email?: string | null;
+                    /**
+                     * @description International format: + and the country code, then digits with optional spaces, dots, dashes and brackets; 8 to 15 digits in all.
+                     * @example +44 20 7946 0958
+                     */
+                    phone?: string | null;
+                    /**
+                     * @description A zone of the IANA time zone database, canonical or link (UTC, Europe/London, Asia/Calcutta).
+                     * @example Europe/London
+                     */
+                    timezone?: string | null;
+                    /**
+                     * @description Calendar colour #rrggbb, either case; returned lower-case.
+                     * @example #3b82f6
+                     */
+                    color?: string;
+                    /**
+                     * @description Skills used for matching; duplicates are dropped.
+                     * @example [
+                     *       "plumbing",
+                     *       "gas"
+                     *     ]
+                     */
+                    skills?: string[];
+                    /**
+                     * Format: int32
+                     * @description 1 is one-to-one; above 1 enables group booking.
+                     * @example 1
+                     */
+                    capacity?: number;
+                    /**
+                     * @description Inactive resources take no new bookings.
+                     * @example false
+                     */
+                    is_active?: boolean;
+                    /**
+                     * @description Own fields keyed by a lower-case name: string, number, boolean or null values.
+                     * @example {
+                     *       "licence_no": "GAS-1234"
+                     *     }
+                     */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The appointments resource. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsResource"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description stale_update: the object changed since expected_updated_at; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsGetSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appointments schedule. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsSchedule"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsPutSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "weekly_hours": [
+                 *         {
+                 *           "day": "monday",
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         }
+                 *       ],
+                 *       "date_overrides": [
+                 *         {
+                 *           "date": "2026-12-25",
+                 *           "hours": []
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Weekly working hours; none: never available.
+                     * @example [
+                     *       {
+                     *         "day": "monday",
+                     *         "start": "09:00",
+                     *         "end": "17:00"
+                     *       }
+                     *     ]
+                     */
+                    weekly_hours: components["schemas"]["AppointmentsWeeklyHours"][];
+                    /**
+                     * @description Per-date exceptions; one per date.
+                     * @example [
+                     *       {
+                     *         "date": "2026-12-25",
+                     *         "hours": []
+                     *       }
+                     *     ]
+                     */
+                    date_overrides?: components["schemas"]["AppointmentsDateOverride"][];
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The appointments schedule. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsSchedule"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description stale_update: the object changed since expected_updated_at. */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsAvailability: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the window (instant with offset or Z).
+                 * @example 2026-03-28T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description End of the window; at most 31 days after from.
+                 * @example 2026-03-31T00:00:00Z
+                 */
+                to: string;
+                /**
+                 * @description Length of the slots; also their step.
+                 * @example 30
+                 */
+                duration_minutes: number;
+                /**
+                 * @description Only resources of this kind.
+                 * @example staff
+                 */
+                kind?: string;
+                /**
+                 * @description Comma-separated skills every resource must have.
+                 * @example plumbing,gas
+                 */
+                skills?: string;
+                /**
+                 * @description Only this resource.
+                 * @example 42
+                 */
+                resource_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appointments availability. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsAvailability"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsListCustomFields: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description Which objects the field is for.
+                 * @example resource
+                 */
+                applies_to?: "resource" | "asset";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of appointments custom fields. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppointmentsCustomFieldList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsCreateCustomField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "applies_to": "resource",
+                 *       "key": "licence_no",
+                 *       "label": "Licence number",
+                 *       "type": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Which objects the field is for.
+                     * @example resource
+                     */
+                    applies_to: "resource" | "asset";
+                    /**
+                     * @description Lower-case letters, digits, underscores; unique per applies_to.
+                     * @example licence_no
+                     */
+                    key: string;
+                    /**
+                     * @description Display label; trimmed.
+                     * @example Licence number
+                     */
+                    label: string;
+                    /**
+                     * @description text (string), number, boolean, or select (one of options).
+                     * @example text
+                     */
+                    type: "text" | "number" | "boolean" | "select";
+                    /**
+                     * @description Required for select, refused otherwise.
+                     * @example [
+                     *       "gold",
+                     *       "silver"
+                     *     ]
+                     */
+                    options?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new appointments custom field. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsCustomField"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: a field with this key exists for the same applies_to; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsDeleteCustomField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedAppointmentsCustomField"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsListAssets: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description Only this kind.
+                 * @example property
+                 */
+                kind?: string;
+                /**
+                 * @description Only assets of this invoicing customer.
+                 * @example 42
+                 */
+                customer_id?: string;
+                /**
+                 * @description Only assets directly inside this asset.
+                 * @example 42
+                 */
+                parent_asset_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of appointments assets. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppointmentsAssetList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsCreateAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Main building",
+                 *       "kind": "property",
+                 *       "address": {
+                 *         "line1": "1 Main Street",
+                 *         "city": "London",
+                 *         "country": "GB"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name; trimmed.
+                     * @example Dr Ada Lovelace
+                     */
+                    name: string;
+                    /**
+                     * @description Own category word (vehicle, property, machine, animal): lower-case letters, digits, underscores.
+                     * @example property
+                     */
+                    kind: string;
+                    customer_id?: (string | number) | null;
+                    parent_asset_id?: (string | number) | null;
+                    /**
+                     * @description Registration, serial or reference; trimmed.
+                     * @example AB12 CDE
+                     */
+                    identifier?: string | null;
+                    address?: components["schemas"]["AppointmentsAddress"] | null;
+                    /**
+                     * @description Own fields keyed by a lower-case name: string, number, boolean or null values.
+                     * @example {
+                     *       "licence_no": "GAS-1234"
+                     *     }
+                     */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /**
+                     * @description Default true on create.
+                     * @example true
+                     */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The new appointments asset. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsAsset"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsGetAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appointments asset. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsAsset"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsDeleteAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedAppointmentsObject"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description asset_in_use: the asset contains other assets or has bookings; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsUpdateAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Room 1",
+                 *       "kind": "room",
+                 *       "parent_asset_id": 42
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name; trimmed.
+                     * @example Dr Ada Lovelace
+                     */
+                    name: string;
+                    /**
+                     * @description Own category word (vehicle, property, machine, animal): lower-case letters, digits, underscores.
+                     * @example property
+                     */
+                    kind: string;
+                    customer_id?: (string | number) | null;
+                    parent_asset_id?: (string | number) | null;
+                    /**
+                     * @description Registration, serial or reference; trimmed.
+                     * @example AB12 CDE
+                     */
+                    identifier?: string | null;
+                    address?: components["schemas"]["AppointmentsAddress"] | null;
+                    /**
+                     * @description Own fields keyed by a lower-case name: string, number, boolean or null values.
+                     * @example {
+                     *       "licence_no": "GAS-1234"
+                     *     }
+                     */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /**
+                     * @description Default true on create.
+                     * @example true
+                     */
+                    is_active?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The appointments asset. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsAsset"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description stale_update: the object changed since expected_updated_at; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsListBookings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description Only bookings of this resource.
+                 * @example 42
+                 */
+                resource_id?: string;
+                /**
+                 * @description Only bookings about this asset.
+                 * @example 42
+                 */
+                asset_id?: string;
+                /**
+                 * @description pending, confirmed, cancelled, completed, no_show.
+                 * @example confirmed
+                 */
+                status?: "pending" | "confirmed" | "cancelled" | "completed" | "no_show";
+                /**
+                 * @description Only bookings ending after this instant.
+                 * @example 2026-03-29T09:00:00.000Z
+                 */
+                from?: string;
+                /**
+                 * @description Only bookings starting before this instant.
+                 * @example 2026-03-29T09:00:00.000Z
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of appointments bookings. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppointmentsBookingList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsCreateBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resource_id": "42",
+                 *       "starts_at": "2026-03-30T09:00:00Z",
+                 *       "ends_at": "2026-03-30T09:30:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The resource to book. A decimal string or an integer.
+                     * @example 42
+                     * @example 42
+                     */
+                    resource_id: string | number;
+                    asset_id?: (string | number) | null;
+                    customer_id?: (string | number) | null;
+                    /**
+                     * Format: date-time
+                     * @description Start; with an offset or Z.
+                     * @example 2026-03-29T09:00:00.000Z
+                     */
+                    starts_at: string;
+                    /**
+                     * Format: date-time
+                     * @description End (exclusive), after starts_at, at most 7 days later.
+                     * @example 2026-03-29T09:00:00.000Z
+                     */
+                    ends_at: string;
+                    /**
+                     * @description Default confirmed.
+                     * @example confirmed
+                     */
+                    status?: "pending" | "confirmed";
+                    /**
+                     * @description Free text.
+                     * @example Ring the bell twice.
+                     */
+                    notes?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The new appointments booking. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsBooking"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description slot_unavailable: the resource is fully booked for this time; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsGetBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appointments booking. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsBooking"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    appointmentsUpdateBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description New start (reschedule); send with ends_at.
+                     * @example 2026-03-29T09:00:00.000Z
+                     */
+                    starts_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description New end (reschedule); send with starts_at.
+                     * @example 2026-03-29T09:00:00.000Z
+                     */
+                    ends_at?: string;
+                    /**
+                     * @description pending, confirmed, cancelled, completed, no_show.
+                     * @example confirmed
+                     */
+                    status?: "pending" | "confirmed" | "cancelled" | "completed" | "no_show";
+                    /**
+                     * @description Free text.
+                     * @example Ring the bell twice.
+                     */
+                    notes?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The appointments booking. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppointmentsBooking"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description slot_unavailable: the new time is fully booked; invalid_status_transition: the status cannot change that way; stale_update: the booking changed since expected_updated_at; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -50,6 +50,10 @@ export const ERROR_STATUS = {
   coupon_not_redeemable: 400,
   // payments
   live_payments_not_configured: 503,
+  // appointments
+  slot_unavailable: 409,
+  resource_in_use: 409,
+  asset_in_use: 409,
   // Server
   internal_error: 500,
   service_unavailable: 503,

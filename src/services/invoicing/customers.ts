@@ -4,6 +4,8 @@ import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { notFound, validationFailed } from '../../platform/errors/app-error.js';
 import type { PageRequest } from '../../platform/pagination/index.js';
+import type { Owner } from '../../db/owned.js';
+import { isInt64Id } from '../../platform/http/schemas.js';
 import { normalizeCountry } from './countries.js';
 import { presentCreatedCustomer, presentCustomer } from './present.js';
 import * as repository from './repository.js';
@@ -35,6 +37,16 @@ export function createCustomerRules(db: InvoicingDb) {
         updated_at: ctx.now,
       });
       return presentCreatedCustomer(row);
+    },
+
+    /** For other services: customers by id (unknown or malformed ids are simply absent). */
+    async customersById(owner: Owner, ids: string[]): Promise<Map<string, CustomerView>> {
+      const found = new Map<string, CustomerView>();
+      for (const id of new Set(ids.filter(isInt64Id))) {
+        const row = await repository.findCustomer(db, owner, id);
+        if (row) found.set(row.id, presentCustomer(row));
+      }
+      return found;
     },
 
     async getCustomer(ctx: RequestContext, id: string): Promise<CustomerView> {

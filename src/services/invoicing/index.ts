@@ -5,6 +5,12 @@ import { createInvoicingService, type InvoicingService } from './service.js';
 
 export type { InvoicingService } from './service.js';
 
+declare module '../registry.js' {
+  interface ServiceApis {
+    invoicing: InvoicingService;
+  }
+}
+
 /** Customers, invoices, payments, refunds and refund approvals. */
 export const invoicingModule: ServiceModule<InvoicingService, { publicBaseUrl: string }> = {
   id: 'invoicing',
