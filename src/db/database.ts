@@ -31,6 +31,8 @@ export interface Database {
   withSession<T>(work: (session: Session) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The embedded database's WebAssembly memory, in bytes: it lives in this process and grows with the data. Absent on PostgreSQL. */
+  embeddedMemoryBytes?(): number;
 }
 
 export interface DatabaseOptions {
@@ -130,6 +132,7 @@ async function openEmbedded(dataDir: string | undefined, timeouts: DatabaseTimeo
   return {
     db,
     backend: 'pglite',
+    embeddedMemoryBytes: () => (client as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8?.length ?? 0,
     async withSession(work) {
       // Borrow the one session, without the request limits, so no request query can interleave.
       return dialect.withExclusiveSession(() =>
