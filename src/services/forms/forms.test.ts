@@ -681,3 +681,18 @@ describeRouteSecurity(() => platform, {
   url: ({ form }: Fixture) => `${BASE}/forms/${form.id}/submissions.csv`,
   addressesOneRow: true,
 });
+
+describe('derived slugs at the length limit', () => {
+  it('numbers forms whose names make a slug of the longest length, time after time', async () => {
+    const key = await (await platform.newTenant()).key();
+    const name = 'é'.repeat(150);
+    const slugs: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const response = await call(platform.app, 'POST', `${BASE}/forms`, { key, body: { name, fields: [{ key: 'email', label: 'Email', type: 'email' }] } });
+      expect(response.statusCode, response.body).toBe(201);
+      slugs.push(response.json().data.slug as string);
+    }
+    expect(slugs[0]).toBe('e'.repeat(120));
+    expect(slugs.slice(1)).toEqual(['e'.repeat(118) + '-2', 'e'.repeat(118) + '-3', 'e'.repeat(118) + '-4']);
+  });
+});

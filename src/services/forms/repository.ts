@@ -98,11 +98,12 @@ export function listForms(db: FormsDb, owner: Owner, filters: { status?: FormSta
 }
 
 /** Slugs of the owner equal to `base` or starting with `base-` (candidates for numbering). */
-export async function slugsStartingWith(db: FormsDb, owner: Owner, base: string): Promise<Set<string>> {
+/** The slugs in use that begin with `prefix`. */
+export async function slugsStartingWith(db: FormsDb, owner: Owner, prefix: string): Promise<Set<string>> {
   const rows = await forms
     .select(db, owner)
     .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, (char) => `\\${char}`)}-%`)]))
+    .where('slug', 'like', `${prefix.replace(/[\\%_]/g, (char) => `\\${char}`)}%`)
     .execute();
   return new Set(rows.map((row) => row.slug));
 }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../db/paging.js';
 import { newId } from '../../lib/ids.js';
-import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { firstFreeSlug, slugCandidatesPrefix, slugify } from '../../lib/slug.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { EventLog } from '../../platform/events/event-log.js';
@@ -74,12 +74,13 @@ export function createFormsService({ db, events }: { db: Db; events: EventLog })
       // same number between our read and insert just moves us to the next one.
       const base = slugify(input.name);
       for (let attempt = 1; ; attempt += 1) {
-        const taken = await repository.slugsStartingWith(forms, ctx, base);
+        const taken = await repository.slugsStartingWith(forms, ctx, slugCandidatesPrefix(base));
         const slug = await firstFreeSlug(base, async (candidate) => taken.has(candidate));
         try {
           return presentForm(await repository.insertForm(forms, ctx, row(slug)));
         } catch (error) {
-          if (!repository.isSlugConflict(error) || attempt >= DERIVED_SLUG_ATTEMPTS) throw error;
+          if (!repository.isSlugConflict(error)) throw error;
+          if (attempt >= DERIVED_SLUG_ATTEMPTS) throw slugTaken(slug);
         }
       }
     },
