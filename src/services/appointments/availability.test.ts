@@ -59,42 +59,61 @@ describe('schedule', () => {
   });
 });
 
+/** Dates in the coming year, so availability (which answers from now on) always has them ahead. */
+const YEAR = new Date().getUTCFullYear() + 1;
+
+/** `YYYY-MM-DD` of the last Sunday of a month (0-based): the day Europe changes its clocks in March and October. */
+function lastSunday(year: number, month: number): string {
+  const day = new Date(Date.UTC(year, month + 1, 0));
+  day.setUTCDate(day.getUTCDate() - day.getUTCDay());
+  return day.toISOString().slice(0, 10);
+}
+
+function plusDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 24 * 3600 * 1000).toISOString().slice(0, 10);
+}
+
 describe('availability', () => {
-  it('keeps local working hours across the spring DST change (Europe/London, 28 March 2027)', async () => {
+  it('keeps local working hours across the spring DST change (Europe/London, last Sunday of March)', async () => {
+    const sunday = lastSunday(YEAR, 2);
+    const [saturday, monday] = [plusDays(sunday, -1), plusDays(sunday, 1)];
     const key = await (await platform.newTenant()).key();
     await resourceWithHours(key, { timezone: 'Europe/London' }, { start: '09:00', end: '10:00' });
-    const found = await slots(key, 'from=2027-03-27T00:00:00Z&to=2027-03-30T00:00:00Z&duration_minutes=60');
+    const found = await slots(key, `from=${saturday}T00:00:00Z&to=${plusDays(sunday, 2)}T00:00:00Z&duration_minutes=60`);
     expect(found.map((slot) => [slot.starts_at, slot.local_starts_at])).toEqual([
-      ['2027-03-27T09:00:00.000Z', '2027-03-27T09:00:00+00:00'],
-      ['2027-03-28T08:00:00.000Z', '2027-03-28T09:00:00+01:00'],
-      ['2027-03-29T08:00:00.000Z', '2027-03-29T09:00:00+01:00'],
+      [`${saturday}T09:00:00.000Z`, `${saturday}T09:00:00+00:00`],
+      [`${sunday}T08:00:00.000Z`, `${sunday}T09:00:00+01:00`],
+      [`${monday}T08:00:00.000Z`, `${monday}T09:00:00+01:00`],
     ]);
   });
 
-  it('keeps local working hours across the autumn DST change, 11 months ahead (31 October 2027)', async () => {
+  it('keeps local working hours across the autumn DST change, months ahead (last Sunday of October)', async () => {
+    const sunday = lastSunday(YEAR, 9);
+    const saturday = plusDays(sunday, -1);
     const key = await (await platform.newTenant()).key();
     await resourceWithHours(key, { timezone: 'Europe/London' }, { start: '09:00', end: '10:00' });
-    const found = await slots(key, 'from=2027-10-30T00:00:00Z&to=2027-11-01T00:00:00Z&duration_minutes=30');
-    expect(found.map((slot) => slot.starts_at)).toEqual(['2027-10-30T08:00:00.000Z', '2027-10-30T08:30:00.000Z', '2027-10-31T09:00:00.000Z', '2027-10-31T09:30:00.000Z']);
+    const found = await slots(key, `from=${saturday}T00:00:00Z&to=${plusDays(sunday, 1)}T00:00:00Z&duration_minutes=30`);
+    expect(found.map((slot) => slot.starts_at)).toEqual([`${saturday}T08:00:00.000Z`, `${saturday}T08:30:00.000Z`, `${sunday}T09:00:00.000Z`, `${sunday}T09:30:00.000Z`]);
   });
 
   it('honours bookings, capacity, overrides and matching', async () => {
+    const [first, second, third] = [`${YEAR}-01-11`, `${YEAR}-01-12`, `${YEAR}-01-13`];
     const key = await (await platform.newTenant()).key();
-    const solo = await resourceWithHours(key, { timezone: 'UTC', skills: ['gas'] }, { start: '09:00', end: '11:00' }, [{ date: '2027-01-12', hours: [] }]);
+    const solo = await resourceWithHours(key, { timezone: 'UTC', skills: ['gas'] }, { start: '09:00', end: '11:00' }, [{ date: second, hours: [] }]);
     const group = await resourceWithHours(key, { kind: 'room', capacity: 2 }, { start: '09:00', end: '10:00' });
     const book = async (resourceId: string) =>
       expect(
-        (await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_id: resourceId, starts_at: '2027-01-11T09:00:00Z', ends_at: '2027-01-11T10:00:00Z' } }))
+        (await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_id: resourceId, starts_at: `${first}T09:00:00Z`, ends_at: `${first}T10:00:00Z` } }))
           .statusCode,
       ).toBe(201);
     await book(solo.id);
     await book(group.id);
-    const window = 'from=2027-01-11T00:00:00Z&to=2027-01-13T00:00:00Z&duration_minutes=60';
-    expect((await slots(key, `${window}&skills=gas`)).map((slot) => slot.starts_at)).toEqual(['2027-01-11T10:00:00.000Z']);
+    const window = `from=${first}T00:00:00Z&to=${third}T00:00:00Z&duration_minutes=60`;
+    expect((await slots(key, `${window}&skills=gas`)).map((slot) => slot.starts_at)).toEqual([`${first}T10:00:00.000Z`]);
     const rooms = await slots(key, `${window}&kind=room`);
     expect(rooms.map((slot) => [slot.starts_at, slot.remaining_capacity])).toEqual([
-      ['2027-01-11T09:00:00.000Z', 1],
-      ['2027-01-12T09:00:00.000Z', 2],
+      [`${first}T09:00:00.000Z`, 1],
+      [`${second}T09:00:00.000Z`, 2],
     ]);
     expect(await slots(key, `${window}&skills=gas,water`)).toEqual([]);
   });
@@ -105,14 +124,18 @@ describe('availability', () => {
     const ahead = new Date(Date.now() + 366 * 24 * 3600 * 1000).toISOString().slice(0, 10);
     const found = await slots(key, `from=${ahead}T00:00:00Z&to=${ahead}T23:59:00Z&duration_minutes=30`);
     expect(found.map((slot) => slot.local_starts_at)).toEqual([`${ahead}T09:00:00+05:30`]);
-    expectError(await call(platform.app, 'GET', `${BASE}/availability?from=2027-01-01T00:00:00Z&to=2027-02-02T00:00:00Z&duration_minutes=30`, { key }), 400, 'validation_failed');
+    expectError(
+      await call(platform.app, 'GET', `${BASE}/availability?from=${YEAR}-01-01T00:00:00Z&to=${YEAR}-02-02T00:00:00Z&duration_minutes=30`, { key }),
+      400,
+      'validation_failed',
+    );
   });
 });
 
 describeRouteSecurity(() => platform, {
   method: 'GET',
   scope: 'service.appointments.view',
-  url: () => `${BASE}/availability?from=2027-01-01T00:00:00Z&to=2027-01-02T00:00:00Z&duration_minutes=30`,
+  url: () => `${BASE}/availability?from=${YEAR}-01-01T00:00:00Z&to=${YEAR}-01-02T00:00:00Z&duration_minutes=30`,
   addressesOneRow: false,
 });
 async function createResource(key: string) {
