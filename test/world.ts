@@ -188,12 +188,14 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     custom_fields: { world_note: `${tag} note` },
   });
   const appointmentAsset = await send('POST', '/appointments/assets', 201, { name: `${tag} asset`, kind: 'property', customer_id: customer.id, identifier: `${tag}-asset` });
+  // A month ahead of the real clock, so the booking never falls into the past.
+  const bookingDay = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString().slice(0, 10);
   const appointmentBooking = await send('POST', '/appointments/bookings', 201, {
     resource_id: appointmentResource.id,
     asset_id: appointmentAsset.id,
     customer_id: customer.id,
-    starts_at: '2030-01-07T09:00:00Z',
-    ends_at: '2030-01-07T10:00:00Z',
+    starts_at: `${bookingDay}T09:00:00Z`,
+    ends_at: `${bookingDay}T10:00:00Z`,
     notes: `${tag} booking`,
   });
 

@@ -9,6 +9,10 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const BASE = '/api/v1/services/appointments';
+
+/** Booking days a month ahead of the clock the test runs under, so they never fall into the past. */
+const bookingDay = (offset: number) => new Date(Date.now() + (30 + offset) * 24 * 3600 * 1000).toISOString().slice(0, 10);
+const [BOOKING_DAY_1, BOOKING_DAY_2, BOOKING_DAY_3] = [bookingDay(0), bookingDay(1), bookingDay(2)];
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function post(key: string, path: string, body: unknown, status = 201) {
@@ -236,7 +240,7 @@ describe('assets', () => {
 });
 
 describe('bookings', () => {
-  const slot = { starts_at: '2026-12-01T09:00:00Z', ends_at: '2026-12-01T09:30:00Z' };
+  const slot = { starts_at: `${BOOKING_DAY_1}T09:00:00Z`, ends_at: `${BOOKING_DAY_1}T09:30:00Z` };
 
   it('books, reschedules and cancels, recording each event', async () => {
     const tenant = await platform.newTenant();
@@ -246,21 +250,21 @@ describe('bookings', () => {
     expect(booking).toMatchObject({
       resource_id: resource.id,
       status: 'confirmed',
-      starts_at: '2026-12-01T09:00:00.000Z',
-      ends_at: '2026-12-01T09:30:00.000Z',
+      starts_at: `${BOOKING_DAY_1}T09:00:00.000Z`,
+      ends_at: `${BOOKING_DAY_1}T09:30:00.000Z`,
       notes: 'Ring twice',
     });
     const moved = (
-      await call(platform.app, 'PATCH', `${BASE}/bookings/${booking.id}`, { key, body: { starts_at: '2026-12-01T10:00:00Z', ends_at: '2026-12-01T10:30:00Z' } })
+      await call(platform.app, 'PATCH', `${BASE}/bookings/${booking.id}`, { key, body: { starts_at: `${BOOKING_DAY_1}T10:00:00Z`, ends_at: `${BOOKING_DAY_1}T10:30:00Z` } })
     ).json().data;
-    expect(moved.starts_at).toBe('2026-12-01T10:00:00.000Z');
+    expect(moved.starts_at).toBe(`${BOOKING_DAY_1}T10:00:00.000Z`);
     // The old slot is free again.
     await post(key, '/bookings', { resource_id: resource.id, ...slot });
     const cancelled = (await call(platform.app, 'PATCH', `${BASE}/bookings/${booking.id}`, { key, body: { status: 'cancelled' } })).json().data;
     expect(cancelled.status).toBe('cancelled');
     expectError(await call(platform.app, 'PATCH', `${BASE}/bookings/${booking.id}`, { key, body: { status: 'confirmed' } }), 409, 'invalid_status_transition');
     // The cancelled booking's slot is free.
-    await post(key, '/bookings', { resource_id: resource.id, starts_at: '2026-12-01T10:00:00Z', ends_at: '2026-12-01T10:30:00Z' });
+    await post(key, '/bookings', { resource_id: resource.id, starts_at: `${BOOKING_DAY_1}T10:00:00Z`, ends_at: `${BOOKING_DAY_1}T10:30:00Z` });
     expect(await eventsOf(tenant.id, 'appointments.booking.created')).toHaveLength(3);
     expect(await eventsOf(tenant.id, 'appointments.booking.rescheduled')).toHaveLength(1);
     expect(await eventsOf(tenant.id, 'appointments.booking.cancelled')).toHaveLength(1);
@@ -274,13 +278,19 @@ describe('bookings', () => {
     const resource = await createResource(key);
     await post(key, '/bookings', { resource_id: resource.id, ...slot });
     expectError(
-      await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_id: resource.id, starts_at: '2026-12-01T09:15:00Z', ends_at: '2026-12-01T09:45:00Z' } }),
+      await call(platform.app, 'POST', `${BASE}/bookings`, {
+        key,
+        body: { resource_id: resource.id, starts_at: `${BOOKING_DAY_1}T09:15:00Z`, ends_at: `${BOOKING_DAY_1}T09:45:00Z` },
+      }),
       409,
       'slot_unavailable',
     );
-    await post(key, '/bookings', { resource_id: resource.id, starts_at: '2026-12-01T09:30:00Z', ends_at: '2026-12-01T10:00:00Z' });
+    await post(key, '/bookings', { resource_id: resource.id, starts_at: `${BOOKING_DAY_1}T09:30:00Z`, ends_at: `${BOOKING_DAY_1}T10:00:00Z` });
     expectError(
-      await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_id: resource.id, starts_at: '2026-12-01T10:00:00Z', ends_at: '2026-12-01T09:00:00Z' } }),
+      await call(platform.app, 'POST', `${BASE}/bookings`, {
+        key,
+        body: { resource_id: resource.id, starts_at: `${BOOKING_DAY_1}T10:00:00Z`, ends_at: `${BOOKING_DAY_1}T09:00:00Z` },
+      }),
       400,
       'validation_failed',
     );
@@ -360,7 +370,7 @@ describeRouteSecurity(() => platform, {
   scope: 'service.appointments.manage',
   setup: (key) => createResource(key),
   url: () => `${BASE}/bookings`,
-  body: (resource: { id: string }) => ({ resource_id: resource.id, starts_at: '2026-12-02T09:00:00Z', ends_at: '2026-12-02T09:30:00Z' }),
+  body: (resource: { id: string }) => ({ resource_id: resource.id, starts_at: `${BOOKING_DAY_2}T09:00:00Z`, ends_at: `${BOOKING_DAY_2}T09:30:00Z` }),
   addressesOneRow: false,
 });
 
@@ -374,7 +384,7 @@ describeRouteSecurity(() => platform, {
 
 async function createBooking(key: string) {
   const resource = await createResource(key);
-  return post(key, '/bookings', { resource_id: resource.id, starts_at: '2026-12-03T09:00:00Z', ends_at: '2026-12-03T09:30:00Z' });
+  return post(key, '/bookings', { resource_id: resource.id, starts_at: `${BOOKING_DAY_3}T09:00:00Z`, ends_at: `${BOOKING_DAY_3}T09:30:00Z` });
 }
 describeRouteSecurity(() => platform, {
   method: 'GET',

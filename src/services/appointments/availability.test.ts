@@ -10,6 +10,20 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const BASE = '/api/v1/services/appointments';
+/** Dates in the coming year, so availability (which answers from now on) always has them ahead. */
+const YEAR = new Date().getUTCFullYear() + 1;
+
+/** `YYYY-MM-DD` of the last Sunday of a month (0-based): the day Europe changes its clocks in March and October. */
+function lastSunday(year: number, month: number): string {
+  const day = new Date(Date.UTC(year, month + 1, 0));
+  day.setUTCDate(day.getUTCDate() - day.getUTCDay());
+  return day.toISOString().slice(0, 10);
+}
+
+function plusDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 24 * 3600 * 1000).toISOString().slice(0, 10);
+}
+
 const EVERY_DAY = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 async function resourceWithHours(key: string, body: Record<string, unknown>, hours: { start: string; end: string }, overrides: unknown[] = []) {
@@ -46,9 +60,9 @@ describe('zone arithmetic', () => {
 describe('schedule', () => {
   it('reads back what was put, refuses end before start, and 404s for other tenants', async () => {
     const key = await (await platform.newTenant()).key();
-    const resource = await resourceWithHours(key, { timezone: 'Europe/London' }, { start: '09:00', end: '17:00' }, [{ date: '2027-12-25', hours: [] }]);
+    const resource = await resourceWithHours(key, { timezone: 'Europe/London' }, { start: '09:00', end: '17:00' }, [{ date: `${YEAR}-12-25`, hours: [] }]);
     const schedule = (await call(platform.app, 'GET', `${BASE}/resources/${resource.id}/schedule`, { key })).json().data;
-    expect(schedule).toMatchObject({ resource_id: resource.id, timezone: 'Europe/London', date_overrides: [{ date: '2027-12-25', hours: [] }] });
+    expect(schedule).toMatchObject({ resource_id: resource.id, timezone: 'Europe/London', date_overrides: [{ date: `${YEAR}-12-25`, hours: [] }] });
     expect(schedule.weekly_hours).toHaveLength(7);
     expectError(
       await call(platform.app, 'PUT', `${BASE}/resources/${resource.id}/schedule`, { key, body: { weekly_hours: [{ day: 'monday', start: '17:00', end: '09:00' }] } }),
@@ -58,20 +72,6 @@ describe('schedule', () => {
     expectError(await call(platform.app, 'GET', `${BASE}/resources/${resource.id}/schedule`, { key: await (await platform.newTenant()).key() }), 404, 'not_found');
   });
 });
-
-/** Dates in the coming year, so availability (which answers from now on) always has them ahead. */
-const YEAR = new Date().getUTCFullYear() + 1;
-
-/** `YYYY-MM-DD` of the last Sunday of a month (0-based): the day Europe changes its clocks in March and October. */
-function lastSunday(year: number, month: number): string {
-  const day = new Date(Date.UTC(year, month + 1, 0));
-  day.setUTCDate(day.getUTCDate() - day.getUTCDay());
-  return day.toISOString().slice(0, 10);
-}
-
-function plusDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 24 * 3600 * 1000).toISOString().slice(0, 10);
-}
 
 describe('availability', () => {
   it('keeps local working hours across the spring DST change (Europe/London, last Sunday of March)', async () => {
