@@ -4,8 +4,8 @@ import type { TSchema } from 'typebox';
 import type { Db } from '../../db/database.js';
 import { ownedTables, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
-import type { EventsTable, Mode, PlatformTables } from '../../db/types.js';
-import type { Clock } from '../../lib/clock.js';
+import type { Mode, PlatformTables } from '../../db/types.js';
+import { addMilliseconds, DAY_MS, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 
 /** One kind of event a service reports, as it declares it in its module. */
@@ -77,6 +77,7 @@ export class EventLog {
   readonly #clock: Clock;
   readonly #types = new Map<string, EventTypeInfo & { serialize: (object: unknown) => string }>();
   readonly #listeners: Array<() => void> = [];
+  #notifying = false;
   readonly #compile = SerializerSelector()({}, {});
 
   constructor(options: { db: Db; clock: Clock }) {
@@ -135,9 +136,9 @@ export class EventLog {
   }
 
   /** Events of any owner by id: for delivering them. */
-  async findByIds(ids: readonly string[], db: Db = this.#db): Promise<EventRow[]> {
+  async findByIds(ids: readonly string[]): Promise<EventRow[]> {
     if (ids.length === 0) return [];
-    return db.selectFrom('events').select(EVENT_COLUMNS).where('id', 'in', ids).execute();
+    return this.#db.selectFrom('events').select(EVENT_COLUMNS).where('id', 'in', ids).execute();
   }
 
   /**
@@ -155,15 +156,18 @@ export class EventLog {
 
   /** Deletes events older than the retention period; returns how many. */
   async sweep(now: Date): Promise<number> {
-    const before = new Date(now.getTime() - EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000);
+    const before = addMilliseconds(now, -EVENT_RETENTION_DAYS * DAY_MS);
     const result = await this.#db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   #notify(): void {
-    if (this.#listeners.length === 0) return;
+    // One pending call for a burst of records: under load a timer per event costs more than the event.
+    if (this.#listeners.length === 0 || this.#notifying) return;
+    this.#notifying = true;
     // After the caller's commit, usually: a listener that looks too early finds the event on its next poll.
     setTimeout(() => {
+      this.#notifying = false;
       for (const listener of this.#listeners) listener();
     }, 10).unref();
   }
@@ -178,5 +182,3 @@ export function presentEvent(row: EventRow): PlatformEvent {
 export function eventJson(row: EventRow): string {
   return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":${JSON.stringify(row.created_at.toISOString())},"livemode":${row.mode === 'live'},"data":{"object":${row.object_json}}}`;
 }
-
-export type { EventsTable };
