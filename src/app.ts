@@ -63,7 +63,7 @@ const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory({ crossCheck: config.serializerCrossCheck }) } },
     // One line per request is written by the platform's onResponse hook instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     requestIdHeader: false,

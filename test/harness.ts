@@ -57,6 +57,8 @@ export async function startTestPlatform(options: StartOptions = {}): Promise<Tes
     SECRETS_KEY: TEST_SECRETS_KEY,
     // Fakes of outside services (Stripe) listen on 127.0.0.1.
     ALLOW_PRIVATE_TARGETS: 'true',
+    // Every reply written by the projection is also written by fast-json-stringify and compared.
+    SERIALIZER_CROSS_CHECK: 'true',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...options.env,

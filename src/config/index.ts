@@ -32,6 +32,8 @@ export interface Config {
   corsOrigins: CorsOrigins | undefined;
   /** Compress replies over 1 KB with gzip or brotli (COMPRESSION); off behind a proxy that compresses. */
   compression: boolean;
+  /** Write every reply both ways and fail on a difference (SERIALIZER_CROSS_CHECK; the test suite sets it). */
+  serializerCrossCheck: boolean;
   http: HttpTimeouts;
   database: DatabaseTimeouts;
   outbound: OutboundSettings;
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const corsOrigins = parseCorsOrigins(text('CORS_ORIGINS'), problems);
   const compression = flag('COMPRESSION', true);
+  const serializerCrossCheck = flag('SERIALIZER_CROSS_CHECK', false);
 
   const faultInjection = parseFaultInjection(text('FAULT_INJECTION'), text('NODE_ENV'), problems);
   const http: HttpTimeouts = {
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faultInjection,
     corsOrigins,
     compression,
+    serializerCrossCheck,
     http,
     database,
     outbound,

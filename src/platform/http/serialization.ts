@@ -1,25 +1,64 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import { compileProjection } from './json-projection.js';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
+export interface SerializerOptions {
+  /**
+   * Also write every reply with fast-json-stringify and fail on any difference (tests): the
+   * projection's promise of byte-identical output, checked on every reply the suite sees.
+   */
+  crossCheck?: boolean;
+}
+
 /**
- * Fastify's response serialiser factory (fast-json-stringify), compiling each distinct schema
- * once for the whole app. Every route declares the same error responses and many share their
- * success schema; compiled per route and status they were hundreds of identical functions,
- * megabytes of heap that stay for the life of the process.
+ * Fastify's response serialiser factory, compiling each distinct schema once for the whole
+ * app. Every route declares the same error responses and many share their success schema;
+ * compiled per route and status they were hundreds of identical functions, megabytes of heap
+ * that stay for the life of the process.
+ *
+ * A reply whose schema has a projection (`json-projection.ts`) is copied into its plain shape
+ * and written by `JSON.stringify`; any value the projection does not take as plain, and any
+ * schema without one, goes through fast-json-stringify as before.
  */
-export function sharedSerializerFactory(): SerializerFactory {
+export function sharedSerializerFactory(options: SerializerOptions = {}): SerializerFactory {
   const compileWith = SerializerSelector();
   const compiled = new Map<string, Serializer>();
-  return (externalSchemas, options) => {
-    const compile = compileWith(externalSchemas, options);
+  return (externalSchemas, fjsOptions) => {
+    const compile = compileWith(externalSchemas, fjsOptions);
     const context = JSON.stringify(Object.keys((externalSchemas as object | undefined) ?? {}).sort());
     return (route) => {
       const key = `${context}:${JSON.stringify(route.schema)}`;
       let serialize = compiled.get(key);
-      if (!serialize) compiled.set(key, (serialize = compile(route)));
+      if (!serialize) compiled.set(key, (serialize = withProjection(compile(route), route.schema, options)));
       return serialize;
     };
+  };
+}
+
+function withProjection(fastJsonStringify: Serializer, schema: unknown, options: SerializerOptions): Serializer {
+  const project = compileProjection(schema);
+  if (!project) return fastJsonStringify;
+  const serialize = (data: unknown): string => {
+    let plain: unknown;
+    try {
+      plain = project(data);
+    } catch {
+      return fastJsonStringify(data);
+    }
+    return JSON.stringify(plain);
+  };
+  return options.crossCheck ? crossChecked(serialize, fastJsonStringify) : serialize;
+}
+
+function crossChecked(serialize: Serializer, fastJsonStringify: Serializer): Serializer {
+  return (data: unknown) => {
+    const written = serialize(data);
+    const expected = fastJsonStringify(data);
+    if (written !== expected) {
+      throw new Error(`Reply projection differs from fast-json-stringify:\n  projected: ${written.slice(0, 2000)}\n  expected:  ${expected.slice(0, 2000)}`);
+    }
+    return written;
   };
 }
