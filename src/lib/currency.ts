@@ -37,5 +37,6 @@ export function normalizeCurrency(code: string): string | undefined {
  * 2 decimals every amount had then.
  */
 export function minorUnitExponent(currency: string): number {
-  return EXPONENTS.get(currency.toUpperCase()) ?? 2;
+  // Stored currencies are upper-case already: no new string for them.
+  return EXPONENTS.get(currency) ?? EXPONENTS.get(currency.toUpperCase()) ?? 2;
 }

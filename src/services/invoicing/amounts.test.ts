@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDecimal } from '../../lib/money.js';
+import { formatAmount, parseDecimal } from '../../lib/money.js';
 import { addDays, checkDecimal, invoiceAmounts, lineAmounts, MIN_AMOUNT_RULE, money, MONEY_RULE, plain, QUANTITY_RULE, TAX_RATE_RULE, UNIT_PRICE_RULE } from './amounts.js';
 import { formatInvoiceNumber, readLines } from './invoices.js';
 import { isInt64Id } from '../../platform/http/schemas.js';
@@ -158,5 +159,24 @@ describe('ids and countries', () => {
     expect(normalizeCountry('De')).toBe('DE');
     expect(normalizeCountry('XK')).toBe('XK');
     for (const code of ['UK', 'EU', 'XX', 'ZZ', 'QO', 'AN', 'UN']) expect(normalizeCountry(code)).toBeUndefined();
+  });
+});
+
+describe('stored amounts as shown', () => {
+  it('writes hundredths exactly as the general decimal formatting does, in every kind of currency', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 16n), max: 10n ** 16n }), fc.constantFrom('USD', 'JPY', 'KWD', 'CLF', 'EUR', 'BHD'), (stored, currency) => {
+        expect(money(stored, currency)).toBe(formatAmount({ units: stored, scale: 2 }, currency));
+      }),
+      { numRuns: 2000 },
+    );
+    expect([money(5n, 'USD'), money(-5n, 'USD'), money(150000n, 'JPY'), money(150050n, 'JPY'), money(120n, 'KWD'), money(0n, 'JPY')]).toEqual([
+      '0.05',
+      '-0.05',
+      '1500',
+      '1500.50',
+      '1.20',
+      '0',
+    ]);
   });
 });

@@ -6,7 +6,6 @@ import {
   decimalsMessage,
   DecimalFormatError,
   fitsCurrency,
-  formatAmount,
   MAX_AMOUNT_DECIMALS,
   multiply,
   parseDecimal,
@@ -163,8 +162,25 @@ export function invoiceAmounts(lines: readonly LineAmounts[]): InvoiceAmounts {
  * null (a policy for any currency) keeps the spec's 2 decimals.
  */
 export function money(stored: bigint, currency: string | null): string {
-  const value = { units: stored, scale: STORED_SCALE };
-  return currency === null ? toFixed(value, STORED_SCALE) : formatAmount(value, currency);
+  if (currency === null) return toFixed({ units: stored, scale: STORED_SCALE }, STORED_SCALE);
+  return hundredthsAsAmount(stored, decimalsAllowed(currency));
+}
+
+/**
+ * `formatAmount({ units: stored, scale: 2 }, currency)` by string operations on one digit
+ * string: lists show many stored amounts, and the general path allocated a BigInt text per step.
+ */
+function hundredthsAsAmount(stored: bigint, allowed: number): string {
+  const negative = stored < 0n;
+  const digits = (negative ? -stored : stored).toString().padStart(3, '0');
+  const whole = digits.slice(0, -2);
+  const tenths = digits.charCodeAt(digits.length - 2);
+  const hundredths = digits.charCodeAt(digits.length - 1);
+  const needed = hundredths !== 48 /* 0 */ ? 2 : tenths !== 48 ? 1 : 0;
+  const shown = needed <= allowed ? allowed : STORED_SCALE;
+  const sign = negative ? '-' : '';
+  if (shown === 0) return sign + whole;
+  return sign + whole + '.' + digits.slice(-2, digits.length - 2 + shown);
 }
 
 /** A decimal with only the decimals it needs: "1.5000" -> "1.5", "20" -> "20". */
