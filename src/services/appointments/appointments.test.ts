@@ -313,6 +313,85 @@ describe('bookings', () => {
     expect((await call(platform.app, 'GET', `${BASE}/bookings?resource_id=${resource.id}`, { key })).json().meta.total).toBe(4);
   });
 
+  it('books several resources at once: each keeps its capacity, the main one first, lists and availability see every one', async () => {
+    const key = await (await platform.newTenant()).key();
+    const technician = await createResource(key, { name: 'Ada' });
+    const van = await createResource(key, { name: 'Van 1', kind: 'vehicle' });
+    const both = await post(key, '/bookings', { resource_ids: [Number(technician.id), van.id], ...slot });
+    expect(both).toMatchObject({ resource_id: technician.id, resource_ids: [technician.id, van.id] });
+    expect((await call(platform.app, 'GET', `${BASE}/bookings/${both.id}`, { key })).json().data).toEqual(both);
+    // The van is taken by the joint booking, though it is not its main resource.
+    const vanAlone = expectError(await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_id: van.id, ...slot } }), 409, 'slot_unavailable');
+    expect(vanAlone.message).toMatch(/fully booked/);
+    // resource_id alone still books; resource_id beside resource_ids comes first.
+    const other = await createResource(key, { name: 'Grace' });
+    const main = await post(key, '/bookings', {
+      resource_id: other.id,
+      resource_ids: [van.id, other.id],
+      starts_at: `${BOOKING_DAY_2}T09:00:00Z`,
+      ends_at: `${BOOKING_DAY_2}T10:00:00Z`,
+    });
+    expect(main.resource_ids).toEqual([other.id, van.id]);
+    const list = (await call(platform.app, 'GET', `${BASE}/bookings?resource_id=${van.id}`, { key })).json();
+    expect(list.data.map((row: { id: string }) => row.id).sort()).toEqual([both.id, main.id].sort());
+    const everyDay = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => ({ day, start: '08:00', end: '18:00' }));
+    const schedule = await call(platform.app, 'PUT', `${BASE}/resources/${van.id}/schedule`, { key, body: { weekly_hours: everyDay, date_overrides: [] } });
+    expect(schedule.statusCode, schedule.body).toBe(200);
+    const availability = await call(
+      platform.app,
+      'GET',
+      `${BASE}/availability?resource_id=${van.id}&from=${BOOKING_DAY_1}T08:00:00Z&to=${BOOKING_DAY_1}T11:00:00Z&duration_minutes=30`,
+      { key },
+    );
+    expect(availability.statusCode, availability.body).toBe(200);
+    const freeStarts = availability.json().data.slots.map((free: { starts_at: string }) => free.starts_at);
+    expect(freeStarts).toContain(`${BOOKING_DAY_1}T08:30:00.000Z`);
+    expect(freeStarts).not.toContain(`${BOOKING_DAY_1}T09:00:00.000Z`);
+    // Rescheduling moves every resource: the technician's old slot frees, the van's new one is checked.
+    await post(key, '/bookings', { resource_id: van.id, starts_at: `${BOOKING_DAY_1}T12:00:00Z`, ends_at: `${BOOKING_DAY_1}T12:30:00Z` });
+    expectError(
+      await call(platform.app, 'PATCH', `${BASE}/bookings/${both.id}`, { key, body: { starts_at: `${BOOKING_DAY_1}T12:00:00Z`, ends_at: `${BOOKING_DAY_1}T12:30:00Z` } }),
+      409,
+      'slot_unavailable',
+    );
+    expect(
+      (await call(platform.app, 'PATCH', `${BASE}/bookings/${both.id}`, { key, body: { starts_at: `${BOOKING_DAY_1}T14:00:00Z`, ends_at: `${BOOKING_DAY_1}T14:30:00Z` } }))
+        .statusCode,
+    ).toBe(200);
+    await post(key, '/bookings', { resource_id: technician.id, ...slot });
+    expectError(await call(platform.app, 'DELETE', `${BASE}/resources/${van.id}`, { key }), 409, 'resource_in_use');
+  });
+
+  it('refuses a multi-resource booking that names no resource, repeats one, misses resource_id or names an unknown one', async () => {
+    const key = await (await platform.newTenant()).key();
+    const a = await createResource(key);
+    const b = await createResource(key);
+    const refused = async (body: Record<string, unknown>, path: string) => {
+      const error = expectError(await call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { ...slot, ...body } }), 400, 'validation_failed');
+      expect(error.details[0]).toMatchObject({ path });
+    };
+    await refused({}, 'resource_id');
+    await refused({ resource_ids: [a.id, b.id, a.id] }, 'resource_ids[2]');
+    await refused({ resource_id: a.id, resource_ids: [b.id] }, 'resource_ids');
+    await refused({ resource_ids: [a.id, '999999999'] }, 'resource_ids[1]');
+    await refused({ resource_ids: [] }, 'resource_ids');
+    await refused({ resource_ids: Array.from({ length: 11 }, () => a.id) }, 'resource_ids');
+  });
+
+  it('gives exactly one success when concurrent joint bookings share one capacity-1 resource, in either order', async () => {
+    const key = await (await platform.newTenant()).key();
+    const shared = await createResource(key);
+    const left = await createResource(key);
+    const right = await createResource(key);
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        call(platform.app, 'POST', `${BASE}/bookings`, { key, body: { resource_ids: index % 2 ? [shared.id, left.id] : [right.id, shared.id], ...slot } }),
+      ),
+    );
+    expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(1);
+    expect(responses.filter((response) => response.statusCode === 409)).toHaveLength(11);
+  });
+
   it('refuses inactive resources, unknown assets and assets of other tenants', async () => {
     const key = await (await platform.newTenant()).key();
     const inactive = await createResource(key, { is_active: false });

@@ -63,7 +63,7 @@ export function createAvailabilityRules(tables: AppointmentsDb, events: EventLog
         const schedule = schedules.get(resource.id);
         if (!schedule) continue;
         const zone = resource.timezone ?? 'UTC';
-        const taken = bookings.filter((booking) => booking.resource_id === resource.id).map((booking) => [booking.starts_at.getTime(), booking.ends_at.getTime()] as const);
+        const taken = bookings.filter((booking) => booking.resource_ids.includes(resource.id)).map((booking) => [booking.starts_at.getTime(), booking.ends_at.getTime()] as const);
         for (const [windowStart, windowEnd] of workingWindows(schedule, zone, from, to)) {
           for (let start = windowStart; start + duration <= windowEnd; start += duration) {
             const end = start + duration;

@@ -230,11 +230,12 @@ export async function deleteAsset(db: AppointmentsDb, owner: Owner, assetId: str
 
 // Bookings
 
-const BOOKING_COLUMNS = ['id', 'resource_id', 'asset_id', 'customer_id', 'starts_at', 'ends_at', 'status', 'notes', 'created_at', 'updated_at'] as const;
+const BOOKING_COLUMNS = ['id', 'resource_id', 'resource_ids', 'asset_id', 'customer_id', 'starts_at', 'ends_at', 'status', 'notes', 'created_at', 'updated_at'] as const;
 
 export interface BookingRow {
   id: string;
   resource_id: string;
+  resource_ids: string[];
   asset_id: string | null;
   customer_id: string | null;
   starts_at: Date;
@@ -245,14 +246,20 @@ export interface BookingRow {
   updated_at: Date;
 }
 
-type RawBooking = Omit<BookingRow, 'resource_id' | 'asset_id' | 'customer_id'> & { resource_id: Raw; asset_id: Raw | null; customer_id: Raw | null };
+type RawBooking = Omit<BookingRow, 'resource_id' | 'resource_ids' | 'asset_id' | 'customer_id'> & {
+  resource_id: Raw;
+  resource_ids: Raw[];
+  asset_id: Raw | null;
+  customer_id: Raw | null;
+};
 
 function toBooking(row: RawBooking): BookingRow {
-  return { ...row, resource_id: id(row.resource_id), asset_id: maybeId(row.asset_id), customer_id: maybeId(row.customer_id) };
+  return { ...row, resource_id: id(row.resource_id), resource_ids: row.resource_ids.map(id), asset_id: maybeId(row.asset_id), customer_id: maybeId(row.customer_id) };
 }
 
-export type NewBooking = Omit<OwnedInsert<AppointmentsBookingsTable>, 'resource_id' | 'asset_id' | 'customer_id'> & {
+export type NewBooking = Omit<OwnedInsert<AppointmentsBookingsTable>, 'resource_id' | 'resource_ids' | 'asset_id' | 'customer_id'> & {
   resource_id: string;
+  resource_ids: string[];
   asset_id: string | null;
   customer_id: string | null;
 };
@@ -269,12 +276,15 @@ export async function findBooking(db: AppointmentsDb, owner: Owner, bookingId: s
   return row && toBooking(row);
 }
 
+/** A booking holds `resourceId` (as its first resource or another). */
+const holds = (resourceId: string) => sql<boolean>`resource_ids @> array[${resourceId}]::bigint[]`;
+
 /** Bookings that hold a place (not cancelled) on `resourceId` overlapping [startsAt, endsAt), other than `exceptId`. */
 export async function countOverlapping(db: AppointmentsDb, owner: Owner, resourceId: string, startsAt: Date, endsAt: Date, exceptId?: string): Promise<number> {
   let query = bookings
     .select(db, owner)
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('resource_id', '=', resourceId)
+    .where(holds(resourceId))
     .where('status', '<>', 'cancelled')
     .where('starts_at', '<', endsAt)
     .where('ends_at', '>', startsAt);
@@ -289,7 +299,7 @@ export async function activeBookingsBetween(db: AppointmentsDb, owner: Owner, re
   const rows = await bookings
     .select(db, owner)
     .select(BOOKING_COLUMNS)
-    .where('resource_id', 'in', resourceIds)
+    .where(sql<boolean>`resource_ids && ${resourceIds}::bigint[]`)
     .where('status', '<>', 'cancelled')
     .where('starts_at', '<', to)
     .where('ends_at', '>', from)
@@ -298,7 +308,7 @@ export async function activeBookingsBetween(db: AppointmentsDb, owner: Owner, re
 }
 
 export async function resourceHasBookings(db: AppointmentsDb, owner: Owner, resourceId: string): Promise<boolean> {
-  return (await bookings.select(db, owner).select('id').where('resource_id', '=', resourceId).limit(1).executeTakeFirst()) !== undefined;
+  return (await bookings.select(db, owner).select('id').where(holds(resourceId)).limit(1).executeTakeFirst()) !== undefined;
 }
 
 export async function assetHasBookings(db: AppointmentsDb, owner: Owner, assetId: string): Promise<boolean> {
@@ -307,7 +317,7 @@ export async function assetHasBookings(db: AppointmentsDb, owner: Owner, assetId
 
 const bookingList = bookings.list<{ resourceId?: string; assetId?: string; status?: BookingStatus; from?: Date; to?: Date }, RawBooking>({
   filters: {
-    resourceId: (eb, resourceId) => eb('resource_id', '=', resourceId),
+    resourceId: (_eb, resourceId) => holds(resourceId),
     assetId: (eb, assetId) => eb('asset_id', '=', assetId),
     status: (eb, status) => eb('status', '=', status),
     from: (eb, from) => eb('ends_at', '>', from),

@@ -176,10 +176,19 @@ const BookingStatus = Type.Union([Type.Literal('pending'), Type.Literal('confirm
   examples: ['confirmed'],
 });
 
+/** The most resources one booking holds at once. */
+export const MAX_BOOKING_RESOURCES = 10;
+
 export const Booking = Type.Object(
   {
     id: Uuid,
-    resource_id: NumericId('The resource booked.'),
+    resource_id: NumericId('The resource booked (the first of resource_ids).'),
+    resource_ids: Type.Array(NumericId('A resource the booking holds.'), {
+      minItems: 1,
+      maxItems: MAX_BOOKING_RESOURCES,
+      description: 'Every resource the booking holds at once (a technician and a van), resource_id first; each one keeps its own capacity.',
+      examples: [['42', '57']],
+    }),
     asset_id: Nullable(NumericId('The asset the visit is about.')),
     customer_id: Nullable(NumericId('The invoicing customer.')),
     starts_at: TimestampField('Start, ISO 8601 UTC.'),
@@ -197,7 +206,15 @@ const Notes = Type.String({ maxLength: 2000, description: 'Free text.', examples
 
 export const CreateBookingBody = Type.Object(
   {
-    resource_id: IdInput('The resource to book.'),
+    resource_id: Type.Optional(IdInput('The resource to book. Send it, resource_ids, or both (then resource_ids must contain it).')),
+    resource_ids: Type.Optional(
+      Type.Array(IdInput('A resource to hold.'), {
+        minItems: 1,
+        maxItems: MAX_BOOKING_RESOURCES,
+        description: `Several resources held at once, at most ${MAX_BOOKING_RESOURCES}, no repeats; the booking is made only if every one of them has a free place. resource_id (or else the first of these) is the booking's main resource.`,
+        examples: [['42', '57']],
+      }),
+    ),
     asset_id: Type.Optional(Nullable(IdInput('An asset of the same tenant and mode.'))),
     customer_id: Type.Optional(Nullable(IdInput('An invoicing customer of the same tenant and mode.'))),
     starts_at: Instant('Start; with an offset or Z.'),
@@ -205,7 +222,13 @@ export const CreateBookingBody = Type.Object(
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('confirmed')], { description: 'Default confirmed.', examples: ['confirmed'] })),
     notes: Type.Optional(Nullable(Notes)),
   },
-  { additionalProperties: false, examples: [{ resource_id: '42', starts_at: '2026-03-30T09:00:00Z', ends_at: '2026-03-30T09:30:00Z' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { resource_id: '42', starts_at: '2026-03-30T09:00:00Z', ends_at: '2026-03-30T09:30:00Z' },
+      { resource_ids: ['42', '57'], starts_at: '2026-03-30T09:00:00Z', ends_at: '2026-03-30T11:00:00Z' },
+    ],
+  },
 );
 
 export const UpdateBookingBody = Type.Object(

@@ -239,22 +239,26 @@ export function createAppointmentsService({ db, events, services }: Appointments
     // Bookings
 
     async createBooking(ctx: RequestContext, input: CreateBookingInput): Promise<BookingView> {
-      const resourceId = idOf(input.resource_id)!;
+      const resourceIds = bookedResourceIds(input);
       const assetId = idOf(input.asset_id) ?? null;
       const customerId = idOf(input.customer_id) ?? null;
       const { startsAt, endsAt } = readSpan(input.starts_at, input.ends_at);
       await requireCustomer(ctx, 'customer_id', customerId);
       return tables.transaction().execute(async (tx) => {
-        // The resource row lock serialises every booking write of this resource.
-        const resource = await repository.findResource(tx, ctx, resourceId, { forUpdate: true });
-        if (!resource) throw invalidField('resource_id', 'not_found', 'No resource with this id.');
-        if (!resource.is_active) throw invalidField('resource_id', 'inactive', 'The resource is inactive and takes no new bookings.');
+        // The resource row locks serialise every booking write of these resources.
+        const resources = await lockResources(tx, ctx, resourceIds);
+        for (const [index, resource] of resourceIds.map((resourceId) => resources.get(resourceId)).entries()) {
+          const path = input.resource_ids !== undefined ? `resource_ids[${input.resource_ids.findIndex((sent) => String(sent) === resourceIds[index])}]` : 'resource_id';
+          if (!resource) throw invalidField(path, 'not_found', 'No resource with this id.');
+          if (!resource.is_active) throw invalidField(path, 'inactive', 'The resource is inactive and takes no new bookings.');
+        }
         const asset = await requireAsset(tx, ctx, 'asset_id', assetId);
         if (asset && !asset.is_active) throw invalidField('asset_id', 'inactive', 'The asset is inactive and takes no new bookings.');
-        await requirePlace(tx, ctx, resource, startsAt, endsAt);
+        for (const resource of resources.values()) await requirePlace(tx, ctx, resource, startsAt, endsAt);
         const row = await repository.insertBooking(tx, ctx, {
           id: newId(),
-          resource_id: resourceId,
+          resource_id: resourceIds[0]!,
+          resource_ids: resourceIds,
           asset_id: assetId,
           customer_id: customerId,
           starts_at: startsAt,
@@ -301,10 +305,10 @@ export function createAppointmentsService({ db, events, services }: Appointments
       }
       const span = input.starts_at !== undefined && input.ends_at !== undefined ? readSpan(input.starts_at, input.ends_at) : undefined;
       return tables.transaction().execute(async (tx) => {
-        // Lock order: the resource, then the booking (as createBooking).
-        const resource = await repository.findResource(tx, ctx, found.resource_id, { forUpdate: true });
+        // Lock order: the resources by id, then the booking (as createBooking).
+        const resources = await lockResources(tx, ctx, found.resource_ids);
         const current = await repository.findBooking(tx, ctx, id, { forUpdate: true });
-        if (!resource || !current) throw notFound('Booking');
+        if (!current || resources.size !== found.resource_ids.length) throw notFound('Booking');
         assertFresh(input.expected_updated_at, current.updated_at);
         const status = input.status ?? current.status;
         if (status !== current.status && !NEXT_STATUSES[current.status].includes(status)) {
@@ -314,7 +318,7 @@ export function createAppointmentsService({ db, events, services }: Appointments
         if (moved && !['pending', 'confirmed'].includes(current.status)) {
           throw new AppError('invalid_status_transition', `A ${current.status} booking cannot be rescheduled.`);
         }
-        if (moved && status !== 'cancelled') await requirePlace(tx, ctx, resource, span.startsAt, span.endsAt, id);
+        if (moved && status !== 'cancelled') for (const resource of resources.values()) await requirePlace(tx, ctx, resource, span.startsAt, span.endsAt, id);
         const row = await repository.updateBooking(tx, ctx, id, {
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
           ...(moved ? { starts_at: span.startsAt, ends_at: span.endsAt } : {}),
@@ -331,6 +335,32 @@ export function createAppointmentsService({ db, events, services }: Appointments
 }
 
 export type AppointmentsService = ReturnType<typeof createAppointmentsService>;
+
+/**
+ * The resources a booking asks for, main one first, without repeats: `resource_id`, or the
+ * first of `resource_ids`, then the rest of `resource_ids` in the order sent.
+ */
+function bookedResourceIds(input: CreateBookingInput): string[] {
+  const main = idOf(input.resource_id);
+  const listed = (input.resource_ids ?? []).map(String);
+  if (main === undefined && listed.length === 0) throw invalidField('resource_id', 'required', 'Send resource_id or resource_ids.');
+  const repeated = listed.findIndex((resourceId, index) => listed.indexOf(resourceId) !== index);
+  if (repeated >= 0) throw invalidField(`resource_ids[${repeated}]`, 'duplicate', 'Each resource is listed once.');
+  if (main === undefined || main === null) return listed;
+  if (listed.length > 0 && !listed.includes(main)) throw invalidField('resource_ids', 'invalid', 'resource_ids must contain resource_id when both are sent.');
+  return [main, ...listed.filter((resourceId) => resourceId !== main)];
+}
+
+/** Row locks on the resources in ascending id order (one lock order for every booking write, so two never wait on each other). */
+async function lockResources(tx: AppointmentsDb, ctx: RequestContext, resourceIds: readonly string[]): Promise<Map<string, ResourceRow>> {
+  const locked = new Map<string, ResourceRow>();
+  const byId = [...resourceIds].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  for (const resourceId of byId) {
+    const resource = await repository.findResource(tx, ctx, resourceId, { forUpdate: true });
+    if (resource) locked.set(resourceId, resource);
+  }
+  return locked;
+}
 
 /** The 409 when the resource already holds `capacity` bookings overlapping the span; the caller holds the resource row lock. */
 async function requirePlace(tx: AppointmentsDb, ctx: RequestContext, resource: ResourceRow, startsAt: Date, endsAt: Date, exceptId?: string): Promise<void> {

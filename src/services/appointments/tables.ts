@@ -49,6 +49,8 @@ export interface AppointmentsBookingsTable {
   tenant_id: string;
   mode: Mode;
   resource_id: Int8;
+  /** Every resource the booking holds, resource_id first; bigint[] read as strings or numbers by driver. */
+  resource_ids: ColumnType<Array<string | number | bigint>, string[], string[]>;
   asset_id: Int8 | null;
   customer_id: Int8 | null;
   starts_at: Date;
