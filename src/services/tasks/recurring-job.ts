@@ -30,8 +30,9 @@ export async function scheduleGeneration(jobs: JobRunner, tx: TasksDb, owner: Ow
 /** An occurrence: the definition's fields at the rule's instant, published, its deadline the same distance after it. */
 function occurrenceOf(task: TaskRow, at: Date, now: Date): Omit<TaskRow, 'id'> {
   const dueOffset = task.due_at !== null && task.starts_at !== null ? task.due_at.getTime() - task.starts_at.getTime() : null;
+  const { id: _id, ...fields } = task;
   return {
-    ...task,
+    ...fields,
     status: 'published',
     schedule_mode: 'one_time',
     starts_at: at,
