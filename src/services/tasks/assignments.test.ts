@@ -72,12 +72,12 @@ describe('assigning', () => {
     const key = await newKey();
     const task = await createTask(key);
     let error = expectError(await post(key, `/tasks/${task.id}/assignments`, { user_ids: [7] }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
     error = expectError(await post(key, `/tasks/${task.id}/assignments`, { user_ids: [7], actor_user_id: 0 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
     const undated = await createTask(key, { due_at: null });
     error = expectError(await post(key, `/tasks/${undated.id}/assignments`, { user_ids: [7], actor_user_id: 1 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('due_at');
+    expect(error.details[0]?.path).toBe('due_at');
     await assign(key, task.id, [7]);
     expectError(await post(key, `/tasks/${task.id}/assignments`, { user_ids: [7], actor_user_id: 1 }), 409, 'conflict');
     expectError(await post(key, '/tasks/999999/assignments', { user_ids: [7], actor_user_id: 1 }), 404, 'not_found');
@@ -160,11 +160,11 @@ describe('moves and their history', () => {
     await send(key, 'POST', `/assignments/${assignment.id}/start`, {}, 200);
     expectError(await post(key, `/assignments/${assignment.id}/start`, {}), 409, 'invalid_status_transition');
     let error = expectError(await post(key, `/assignments/${assignment.id}/reassign`, { to_user_id: 8 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
     error = expectError(await post(key, `/assignments/${assignment.id}/delegate`, { to_user_id: 8 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
     error = expectError(await post(key, `/assignments/${assignment.id}/reassign`, { actor_user_id: 1, to_user_id: 7 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('to_user_id');
+    expect(error.details[0]?.path).toBe('to_user_id');
     expectError(await post(key, '/assignments/999999/start', {}), 404, 'not_found');
   });
 
@@ -187,13 +187,13 @@ describe('checklist', () => {
       ],
     });
     let error = expectError(await post(key, `/assignments/${assignment.id}/submissions`, {}), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('checklist_state');
+    expect(error.details[0]?.path).toBe('checklist_state');
     error = expectError(await post(key, `/assignments/${assignment.id}/checklist/sign`, { note: 'x' }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
     error = expectError(await post(key, `/assignments/${assignment.id}/checklist/sign`, { actor_user_id: 7 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('note');
+    expect(error.details[0]?.path).toBe('note');
     error = expectError(await post(key, `/assignments/${assignment.id}/checklist/scan`, { actor_user_id: 7 }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('file');
+    expect(error.details[0]?.path).toBe('file');
     expectError(await post(key, `/assignments/${assignment.id}/checklist/nope`, { actor_user_id: 7 }), 404, 'not_found');
     await send(key, 'POST', `/assignments/${assignment.id}/checklist/scan`, { actor_user_id: 7, file: FILE }, 200);
     const checked = await send(key, 'POST', `/assignments/${assignment.id}/checklist/sign`, { actor_user_id: 7, note: 'Signed' }, 200);
@@ -228,7 +228,7 @@ describe('submissions', () => {
       const { assignment } = await taskWithAssignment(key, { submission_mode: mode });
       const response = await post(key, `/assignments/${assignment.id}/submissions`, body);
       if (path === null) expect(response.statusCode, `${mode} ${JSON.stringify(body)}`).toBe(201);
-      else expect(expectError(response, 400, 'validation_failed').details[0].path, `${mode} ${JSON.stringify(body)}`).toBe(path);
+      else expect(expectError(response, 400, 'validation_failed').details[0]?.path, `${mode} ${JSON.stringify(body)}`).toBe(path);
     }
   });
 
@@ -325,10 +325,10 @@ describe('reviews and grading', () => {
       [{ decision: 'maybe' }, 'decision'],
     ] as const) {
       const error = expectError(await post(key, `/submissions/${submission.id}/reviews`, { actor_user_id: 2, decision: 'approved', ...body }), 400, 'validation_failed');
-      expect(error.details[0].path).toBe(path);
+      expect(error.details[0]?.path).toBe(path);
     }
     const error = expectError(await post(key, `/submissions/${submission.id}/reviews`, { decision: 'approved' }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('actor_user_id');
+    expect(error.details[0]?.path).toBe('actor_user_id');
   });
 
   it('passes a submission through every stage; the final stage sets score and status; rejection ends it', async () => {

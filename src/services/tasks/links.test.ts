@@ -56,10 +56,10 @@ describe('links', () => {
       { source: 'appointments', source_id: '3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c' },
     ]) {
       const error = expectError(await call(platform.app, 'POST', `${BASE}/tasks/${task.id}/links`, { key, body }), 400, 'validation_failed');
-      expect(error.details[0].path).toBe('source_id');
+      expect(error.details[0]?.path).toBe('source_id');
     }
     const error = expectError(await call(platform.app, 'POST', `${BASE}/tasks/${task.id}/links`, { key, body: { source: 'crm', source_id: '1' } }), 400, 'validation_failed');
-    expect(error.details[0].path).toBe('source');
+    expect(error.details[0]?.path).toBe('source');
     expectError(await call(platform.app, 'POST', `${BASE}/tasks/999999/links`, { key, body: { source: 'my-leads', source_id: '1' } }), 404, 'not_found');
     expectError(await call(platform.app, 'GET', `${BASE}/tasks/999999/links`, { key }), 404, 'not_found');
   });

@@ -149,6 +149,6 @@ describe('recurring tasks', () => {
       400,
       'validation_failed',
     );
-    expect(error.details[0].path).toBe('recurrence_rule');
+    expect(error.details[0]?.path).toBe('recurrence_rule');
   });
 });
