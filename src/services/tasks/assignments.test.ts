@@ -134,7 +134,15 @@ describe('moves and their history', () => {
       ['approved', 1],
     ]);
     expect(
-      shown.events.map((event: Record<string, unknown>) => [event.event_type, event.from_user_id, event.to_user_id, event.from_value, event.to_value, event.changed_by, event.reason]),
+      shown.events.map((event: Record<string, unknown>) => [
+        event.event_type,
+        event.from_user_id,
+        event.to_user_id,
+        event.from_value,
+        event.to_value,
+        event.changed_by,
+        event.reason,
+      ]),
     ).toEqual([
       ['assigned', null, 7, null, task.due_at, 1, null],
       ['started', null, null, 'assigned', 'in_progress', 7, null],
@@ -150,7 +158,13 @@ describe('moves and their history', () => {
     ]);
     const reopened = await send(key, 'POST', `/assignments/${assignment.id}/reopen`, { actor_user_id: 1, reason: 'Regrade' }, 200);
     expect(reopened).toMatchObject({ status: 'in_progress', completed_at: null, reopened_at: expect.stringMatching(/Z$/) });
-    expect((await detail(key, assignment.id)).events.at(-1)).toMatchObject({ event_type: 'reopened', from_value: 'completed', to_value: 'in_progress', changed_by: 1, reason: 'Regrade' });
+    expect((await detail(key, assignment.id)).events.at(-1)).toMatchObject({
+      event_type: 'reopened',
+      from_value: 'completed',
+      to_value: 'in_progress',
+      changed_by: 1,
+      reason: 'Regrade',
+    });
   });
 
   it('refuses moves from the wrong status and transfers without an actor', async () => {
@@ -305,11 +319,40 @@ describe('reviews and grading', () => {
       { id: 'style', label: 'Style', max_score: 5, weight: 1 },
     ];
     // (2 × 8/10 + 1 × 5/5) / 3 = 0.8667 of 30 = 26
-    const result = await graded(key, { grading_scheme: 'rubric', max_score: 30, rubric }, { rubric_scores: [{ criterion_id: 'style', score: 5 }, { criterion_id: 'acc', score: 8 }] });
-    expect(result.review).toMatchObject({ score: 26, grade: 'B', rubric_scores: [{ criterion_id: 'acc', score: 8 }, { criterion_id: 'style', score: 5 }] });
+    const result = await graded(
+      key,
+      { grading_scheme: 'rubric', max_score: 30, rubric },
+      {
+        rubric_scores: [
+          { criterion_id: 'style', score: 5 },
+          { criterion_id: 'acc', score: 8 },
+        ],
+      },
+    );
+    expect(result.review).toMatchObject({
+      score: 26,
+      grade: 'B',
+      rubric_scores: [
+        { criterion_id: 'acc', score: 8 },
+        { criterion_id: 'style', score: 5 },
+      ],
+    });
     expect(result.assignment).toMatchObject({ status: 'completed', score: 26 });
     // max_score null reads as 100.
-    expect((await graded(key, { grading_scheme: 'rubric', rubric }, { rubric_scores: [{ criterion_id: 'acc', score: 10 }, { criterion_id: 'style', score: 2 }] })).review.score).toBe(80);
+    expect(
+      (
+        await graded(
+          key,
+          { grading_scheme: 'rubric', rubric },
+          {
+            rubric_scores: [
+              { criterion_id: 'acc', score: 10 },
+              { criterion_id: 'style', score: 2 },
+            ],
+          },
+        )
+      ).review.score,
+    ).toBe(80);
   });
 
   it('inherits the category scheme and refuses scores out of range', async () => {

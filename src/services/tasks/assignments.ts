@@ -99,11 +99,7 @@ const cleanText = (value: string | null | undefined): string | null => {
 
 export function createAssignmentRules({ tables, events }: { tables: TasksDb; events: EventLog }) {
   /** Locks the assignment, then reads its task; runs `change` and records the platform event of the result. */
-  async function move(
-    ctx: RequestContext,
-    id: string,
-    change: (tx: TasksDb, assignment: AssignmentRow, task: TaskRow) => Promise<AssignmentRow>,
-  ): Promise<AssignmentView> {
+  async function move(ctx: RequestContext, id: string, change: (tx: TasksDb, assignment: AssignmentRow, task: TaskRow) => Promise<AssignmentRow>): Promise<AssignmentView> {
     return tables.transaction().execute(async (tx) => {
       const assignment = await repository.findAssignment(tx, ctx, id, { forUpdate: true });
       if (!assignment) throw notFound('Assignment');
@@ -211,7 +207,14 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
         if (assignment.status !== 'assigned') refuse(assignment, 'started');
         requireWorkableTask(task);
         const row = await update(tx, ctx, assignment, { status: 'in_progress', started_at: assignment.started_at ?? ctx.now });
-        await addEvent(tx, ctx, assignment.id, 'started', { from_value: 'assigned', to_value: 'in_progress', changed_by: input.actor_user_id ?? assignment.assignee_user_id, reason: input.reason }, ctx.now);
+        await addEvent(
+          tx,
+          ctx,
+          assignment.id,
+          'started',
+          { from_value: 'assigned', to_value: 'in_progress', changed_by: input.actor_user_id ?? assignment.assignee_user_id, reason: input.reason },
+          ctx.now,
+        );
         return row;
       });
     },
@@ -258,7 +261,12 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
           ctx,
           assignment.id,
           'due_changed',
-          { from_value: assignment.due_at.toISOString(), to_value: dueAt.toISOString(), changed_by: input.actor_user_id ?? assignment.assignee_user_id, reason: cleanText(input.reason) },
+          {
+            from_value: assignment.due_at.toISOString(),
+            to_value: dueAt.toISOString(),
+            changed_by: input.actor_user_id ?? assignment.assignee_user_id,
+            reason: cleanText(input.reason),
+          },
           ctx.now,
         );
         return row;
@@ -283,11 +291,7 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
       });
     },
 
-    async submit(
-      ctx: RequestContext,
-      id: string,
-      input: { note?: string | null; files?: FileInputValue[]; custom_fields?: Record<string, unknown>; actor_user_id?: number },
-    ) {
+    async submit(ctx: RequestContext, id: string, input: { note?: string | null; files?: FileInputValue[]; custom_fields?: Record<string, unknown>; actor_user_id?: number }) {
       let submission: repository.SubmissionRow | undefined;
       const assignment = await move(ctx, id, async (tx, current, task) => {
         if (!WORKING.includes(current.status)) refuse(current, 'submitted');
@@ -342,7 +346,14 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
     async review(
       ctx: RequestContext,
       submissionId: string,
-      input: { actor_user_id: number; decision: Decision; feedback?: string | null; score?: number | null; grade?: string; rubric_scores?: { criterion_id: string; score: number }[] },
+      input: {
+        actor_user_id: number;
+        decision: Decision;
+        feedback?: string | null;
+        score?: number | null;
+        grade?: string;
+        rubric_scores?: { criterion_id: string; score: number }[];
+      },
     ) {
       const found = await repository.findSubmission(tables, ctx, submissionId);
       if (!found) throw notFound('Submission');

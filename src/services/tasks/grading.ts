@@ -69,9 +69,13 @@ export function computeGrade(scheme: GradingScheme, maxScoreOrNull: number | nul
     if (missing) throw invalidField('rubric_scores', 'incomplete', `Criterion ${missing.id} is not scored.`);
     const totalWeight = rubric.reduce((sum, c) => sum + c.weight, 0);
     const fraction = totalWeight > 0 ? rubric.reduce((sum, c) => sum + c.weight * (byId.get(c.id)! / c.max_score), 0) / totalWeight : 0;
-    return result(fraction * maxScore, rubric.map((c) => ({ criterion_id: c.id, score: byId.get(c.id)! })));
+    return result(
+      fraction * maxScore,
+      rubric.map((c) => ({ criterion_id: c.id, score: byId.get(c.id)! })),
+    );
   }
-  if (input.rubric_scores !== undefined && input.rubric_scores.length > 0) throw invalidField('rubric_scores', 'not_rubric', `The ${scheme} scheme takes score, not rubric_scores.`);
+  if (input.rubric_scores !== undefined && input.rubric_scores.length > 0)
+    throw invalidField('rubric_scores', 'not_rubric', `The ${scheme} scheme takes score, not rubric_scores.`);
   if (scheme === 'letter' && input.grade !== undefined) {
     const row = LETTER_TABLE.find((entry) => entry.letter === input.grade!.toUpperCase());
     if (!row) throw invalidField('grade', 'invalid', `One of ${LETTER_TABLE.map((entry) => entry.letter).join(', ')}.`);

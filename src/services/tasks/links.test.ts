@@ -27,7 +27,14 @@ describe('links', () => {
     const task = await createTask(key);
 
     const invoiceLink = await send(key, 'POST', `/tasks/${task.id}/links`, { source: 'invoicing', source_id: String(invoice.id) });
-    expect(invoiceLink).toEqual({ id: expect.any(Number), task_id: task.id, source: 'invoicing', source_id: String(invoice.id), label: invoice.number, url: `/dashboard/invoicing/invoices/${invoice.id}` });
+    expect(invoiceLink).toEqual({
+      id: expect.any(Number),
+      task_id: task.id,
+      source: 'invoicing',
+      source_id: String(invoice.id),
+      label: invoice.number,
+      url: `/dashboard/invoicing/invoices/${invoice.id}`,
+    });
     const formLink = await send(key, 'POST', `/tasks/${task.id}/links`, { source: 'forms', source_id: form.id });
     expect(formLink).toMatchObject({ source: 'forms', source_id: form.id, label: 'Contact us', url: `/dashboard/forms/forms/${form.id}` });
     const lead = await send(key, 'POST', `/tasks/${task.id}/links`, { source: 'my-leads', source_id: '991' });
@@ -70,6 +77,10 @@ describe('links', () => {
     const invoice = await other(ownerKey, 'POST', '/invoicing/invoices', { customer_id: customer.id, line_items: [{ description: 'Work', quantity: '1', unit_price: '1.00' }] });
     const key = await (await platform.newTenant()).key();
     const task = await createTask(key);
-    expectError(await call(platform.app, 'POST', `${BASE}/tasks/${task.id}/links`, { key, body: { source: 'invoicing', source_id: String(invoice.id) } }), 400, 'validation_failed');
+    expectError(
+      await call(platform.app, 'POST', `${BASE}/tasks/${task.id}/links`, { key, body: { source: 'invoicing', source_id: String(invoice.id) } }),
+      400,
+      'validation_failed',
+    );
   });
 });

@@ -36,7 +36,7 @@ export function createLinkRules({ tables, events, services }: { tables: TasksDb;
     const label = resolved?.label ?? null;
     const url = resolved?.url ?? null;
     if (label !== link.label || url !== link.url) await repository.updateLinkLabel(tables, owner, link.id, label, url);
-    return { ...link, label, url } as LinkView;
+    return { ...link, label, url };
   }
 
   async function requireTask(ctx: RequestContext, taskId: string): Promise<void> {
@@ -61,7 +61,7 @@ export function createLinkRules({ tables, events, services }: { tables: TasksDb;
         });
         // Linking the same record again answers with the existing link.
         if (!inserted) return (await repository.findLinkBySource(tx, ctx, taskId, input.source, input.source_id)) as LinkView;
-        const view = inserted as LinkView;
+        const view = inserted;
         await events.record(tx, ctx, 'tasks.link.created', view);
         return view;
       });

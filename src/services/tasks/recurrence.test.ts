@@ -55,7 +55,15 @@ describe('RRULE subset', () => {
   });
 
   it('refuses what it does not support', () => {
-    for (const rule of ['FREQ=YEARLY', 'FREQ=DAILY;BYHOUR=9', 'FREQ=DAILY;COUNT=0', 'FREQ=DAILY;COUNT=2;UNTIL=20300101', 'FREQ=WEEKLY;BYDAY=1MO', 'FREQ=DAILY;INTERVAL=x', 'BYDAY=MO']) {
+    for (const rule of [
+      'FREQ=YEARLY',
+      'FREQ=DAILY;BYHOUR=9',
+      'FREQ=DAILY;COUNT=0',
+      'FREQ=DAILY;COUNT=2;UNTIL=20300101',
+      'FREQ=WEEKLY;BYDAY=1MO',
+      'FREQ=DAILY;INTERVAL=x',
+      'BYDAY=MO',
+    ]) {
       expect(() => parseRule(rule), rule).toThrow();
     }
   });
@@ -78,7 +86,9 @@ describe('recurring tasks', () => {
     expect(definition).toMatchObject({ schedule_mode: 'recurring', recurrence_rule: 'FREQ=DAILY;COUNT=3' });
     await assign(key, definition.id, [7]);
     const occurrencesNow = async () =>
-      (await call(platform.app, 'GET', `${BASE}/tasks?limit=200`, { key })).json().data.filter((task: { recurrence_parent_id: number | null }) => task.recurrence_parent_id === definition.id);
+      (await call(platform.app, 'GET', `${BASE}/tasks?limit=200`, { key }))
+        .json()
+        .data.filter((task: { recurrence_parent_id: number | null }) => task.recurrence_parent_id === definition.id);
 
     await platform.runtime.jobs.runDue();
     expect(await occurrencesNow()).toEqual([]);
@@ -117,7 +127,16 @@ describe('recurring tasks', () => {
     await send(key, 'PATCH', `/tasks/${definition.id}`, { status: 'published' });
     const handler = createGenerateOccurrencesHandler({ db: platform.database.db, events: platform.runtime.events });
     const now = platform.clock.now();
-    const job = { id: 'overlap', kind: GENERATE_OCCURRENCES_JOB, tenantId: tenant.id, mode: 'test' as const, payload: { task_id: definition.id }, attempts: 1, maxAttempts: 5, runAt: now };
+    const job = {
+      id: 'overlap',
+      kind: GENERATE_OCCURRENCES_JOB,
+      tenantId: tenant.id,
+      mode: 'test' as const,
+      payload: { task_id: definition.id },
+      attempts: 1,
+      maxAttempts: 5,
+      runAt: now,
+    };
     const results = await Promise.all([handler(job, now), handler(job, now), handler(job, now)]);
     for (const result of results) expect(result).toEqual({ rescheduleAt: plusDays(startsAt, 3) });
     await platform.runtime.jobs.runDue();
@@ -145,7 +164,10 @@ describe('recurring tasks', () => {
   it('refuses a recurring task without a valid rule', async () => {
     const key = await (await platform.newTenant()).key();
     const error = expectError(
-      await call(platform.app, 'POST', `${BASE}/tasks`, { key, body: { title: 'X', schedule_mode: 'recurring', starts_at: new Date().toISOString(), recurrence_rule: 'FREQ=DAILY;BYSECOND=1' } }),
+      await call(platform.app, 'POST', `${BASE}/tasks`, {
+        key,
+        body: { title: 'X', schedule_mode: 'recurring', starts_at: new Date().toISOString(), recurrence_rule: 'FREQ=DAILY;BYSECOND=1' },
+      }),
       400,
       'validation_failed',
     );

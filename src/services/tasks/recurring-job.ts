@@ -75,7 +75,14 @@ export function createGenerateOccurrencesHandler({ db, events }: { db: Db; event
           const users = [...new Set(holders.map((holder) => holder.assignee_user_id))];
           for (const user of users) {
             const holder = holders.find((entry) => entry.assignee_user_id === user)!;
-            await createAssignmentRow(tx, owner, events, occurrence, { userId: user, actor: holder.assigned_by, dueAt: occurrence.due_at, groupId: holder.group_id, customFields: {}, now });
+            await createAssignmentRow(tx, owner, events, occurrence, {
+              userId: user,
+              actor: holder.assigned_by,
+              dueAt: occurrence.due_at,
+              groupId: holder.group_id,
+              customFields: {},
+              now,
+            });
           }
           if (users.length > 0) current = await repository.bumpAssignmentCount(tx, owner, String(occurrence.id), users.length, occurrence.updated_at);
         }

@@ -3,19 +3,7 @@ import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import { containsPattern } from '../../lib/search.js';
-import type {
-  AssignmentStatus,
-  Decision,
-  EventType,
-  GradingScheme,
-  LinkSource,
-  Priority,
-  ScheduleMode,
-  SubmissionMode,
-  TaskSource,
-  TaskStatus,
-  TasksTables,
-} from './tables.js';
+import type { AssignmentStatus, Decision, EventType, GradingScheme, LinkSource, Priority, ScheduleMode, SubmissionMode, TaskSource, TaskStatus, TasksTables } from './tables.js';
 
 export type TasksDb = Kysely<TasksTables>;
 
@@ -192,7 +180,12 @@ function taskValues(row: Partial<Omit<TaskRow, 'id'>>): Record<string, unknown> 
 }
 
 export async function insertTask(db: TasksDb, owner: Owner, row: Omit<TaskRow, 'id'>): Promise<TaskRow> {
-  return toTask(await tasks.insert(db, owner, taskValues(row) as never).returning(TASK_COLUMNS).executeTakeFirstOrThrow());
+  return toTask(
+    await tasks
+      .insert(db, owner, taskValues(row) as never)
+      .returning(TASK_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 /** Inserts an occurrence of a recurring task unless it exists already (the unique index decides). */
@@ -209,7 +202,7 @@ const taskById = tasks.statement((from, values: { id: string }) => from.select(T
 const taskByIdForUpdate = tasks.statement((from, values: { id: string }) => from.select(TASK_COLUMNS).where('id', '=', values.id).forUpdate());
 export async function findTask(db: TasksDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<TaskRow | undefined> {
   const row = await (options.forUpdate ? taskByIdForUpdate : taskById).first(db, owner, { id });
-  return row && toTask(row as RawTask);
+  return row && toTask(row);
 }
 
 export async function findTasks(db: TasksDb, owner: Owner, ids: number[]): Promise<TaskRow[]> {
@@ -231,7 +224,7 @@ const taskList = tasks.list<TaskFilters, RawTask>({
     priority: (eb, priority) => eb('priority', '=', priority),
     pattern: (eb, pattern) => eb('title', 'ilike', pattern),
   },
-  select: (from) => from.select(TASK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(TASK_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 export async function listTasks(db: TasksDb, owner: Owner, filters: { status?: TaskStatus; categoryId?: string; priority?: Priority; search?: string }, page: PageRequest) {
   const { rows, total } = await taskList.page(
@@ -250,7 +243,7 @@ export async function updateTask(db: TasksDb, owner: Owner, id: string, changes:
     .where('id', '=', id)
     .returning(TASK_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toTask(row as RawTask);
+  return toTask(row);
 }
 
 export async function bumpAssignmentCount(db: TasksDb, owner: Owner, id: string, by: number, updatedAt: Date): Promise<TaskRow> {
@@ -260,7 +253,7 @@ export async function bumpAssignmentCount(db: TasksDb, owner: Owner, id: string,
     .where('id', '=', id)
     .returning(TASK_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toTask(row as RawTask);
+  return toTask(row);
 }
 
 export async function deleteTask(db: TasksDb, owner: Owner, id: string): Promise<void> {
@@ -358,13 +351,18 @@ function assignmentValues(row: Partial<Omit<AssignmentRow, 'id'>>): Record<strin
 }
 
 export async function insertAssignment(db: TasksDb, owner: Owner, row: Omit<AssignmentRow, 'id'>): Promise<AssignmentRow> {
-  return toAssignment(await assignments.insert(db, owner, assignmentValues(row) as never).returning(ASSIGNMENT_COLUMNS).executeTakeFirstOrThrow());
+  return toAssignment(
+    await assignments
+      .insert(db, owner, assignmentValues(row) as never)
+      .returning(ASSIGNMENT_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  );
 }
 const assignmentById = assignments.statement((from, values: { id: string }) => from.select(ASSIGNMENT_COLUMNS).where('id', '=', values.id));
 const assignmentByIdForUpdate = assignments.statement((from, values: { id: string }) => from.select(ASSIGNMENT_COLUMNS).where('id', '=', values.id).forUpdate());
 export async function findAssignment(db: TasksDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<AssignmentRow | undefined> {
   const row = await (options.forUpdate ? assignmentByIdForUpdate : assignmentById).first(db, owner, { id });
-  return row && toAssignment(row as RawAssignment);
+  return row && toAssignment(row);
 }
 export async function updateAssignment(db: TasksDb, owner: Owner, id: string, changes: Partial<Omit<AssignmentRow, 'id'>>): Promise<AssignmentRow> {
   const row = await assignments
@@ -373,10 +371,16 @@ export async function updateAssignment(db: TasksDb, owner: Owner, id: string, ch
     .where('id', '=', id)
     .returning(ASSIGNMENT_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toAssignment(row as RawAssignment);
+  return toAssignment(row);
 }
 /** Assignments of a task in any of `statuses`, locked, oldest first. */
-export async function taskAssignments(db: TasksDb, owner: Owner, taskId: string, statuses?: readonly AssignmentStatus[], options: { forUpdate?: boolean } = {}): Promise<AssignmentRow[]> {
+export async function taskAssignments(
+  db: TasksDb,
+  owner: Owner,
+  taskId: string,
+  statuses?: readonly AssignmentStatus[],
+  options: { forUpdate?: boolean } = {},
+): Promise<AssignmentRow[]> {
   let query = assignments.select(db, owner).select(ASSIGNMENT_COLUMNS).where('task_id', '=', taskId);
   if (statuses) query = query.where('status', 'in', [...statuses]);
   query = query.orderBy('id', 'asc');
@@ -419,7 +423,7 @@ const assignmentList = assignments.list<AssignmentFilters, RawAssignment>({
           ),
       ),
   },
-  select: (from) => from.select(ASSIGNMENT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(ASSIGNMENT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 export async function listAssignments(db: TasksDb, owner: Owner, filters: AssignmentFilters, page: PageRequest) {
   const { rows, total } = await assignmentList.page(db, owner, filters, page);
@@ -446,11 +450,16 @@ function toSubmission(row: RawSubmission): SubmissionRow {
 }
 export async function insertSubmission(db: TasksDb, owner: Owner, row: Omit<SubmissionRow, 'id'>): Promise<SubmissionRow> {
   const values = { ...row, files: text(row.files), custom_fields: text(row.custom_fields) };
-  return toSubmission((await submissions.insert(db, owner, values as never).returning(SUBMISSION_COLUMNS).executeTakeFirstOrThrow()) as RawSubmission);
+  return toSubmission(
+    await submissions
+      .insert(db, owner, values as never)
+      .returning(SUBMISSION_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  );
 }
 export async function findSubmission(db: TasksDb, owner: Owner, id: string): Promise<SubmissionRow | undefined> {
   const row = await submissions.select(db, owner).select(SUBMISSION_COLUMNS).where('id', '=', id).executeTakeFirst();
-  return row && toSubmission(row as RawSubmission);
+  return row && toSubmission(row);
 }
 /** Every attempt, newest first. */
 export async function assignmentSubmissions(db: TasksDb, owner: Owner, assignmentId: string): Promise<SubmissionRow[]> {
@@ -487,7 +496,12 @@ function toReview(row: RawReview): ReviewRow {
 }
 export async function insertReview(db: TasksDb, owner: Owner, row: Omit<ReviewRow, 'id'>): Promise<ReviewRow> {
   const values = { ...row, rubric_scores: text(row.rubric_scores) };
-  return toReview((await reviews.insert(db, owner, values as never).returning(REVIEW_COLUMNS).executeTakeFirstOrThrow()) as RawReview);
+  return toReview(
+    await reviews
+      .insert(db, owner, values as never)
+      .returning(REVIEW_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  );
 }
 export async function submissionReviews(db: TasksDb, owner: Owner, submissionIds: number[]): Promise<ReviewRow[]> {
   if (submissionIds.length === 0) return [];
@@ -529,7 +543,12 @@ function toEvent(row: RawEvent): EventRow {
   };
 }
 export async function insertEvent(db: TasksDb, owner: Owner, row: Omit<EventRow, 'id'>): Promise<EventRow> {
-  return toEvent((await events.insert(db, owner, row as never).returning(EVENT_COLUMNS).executeTakeFirstOrThrow()) as RawEvent);
+  return toEvent(
+    await events
+      .insert(db, owner, row as never)
+      .returning(EVENT_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  );
 }
 export async function assignmentEvents(db: TasksDb, owner: Owner, assignmentId: string): Promise<EventRow[]> {
   const rows = await events.select(db, owner).select(EVENT_COLUMNS).where('assignment_id', '=', assignmentId).orderBy('id', 'asc').execute();
@@ -557,11 +576,11 @@ export async function insertLink(db: TasksDb, owner: Owner, row: Omit<LinkRow, '
     .onConflict((conflict) => conflict.constraint('tasks_links_once').doNothing())
     .returning(LINK_COLUMNS)
     .executeTakeFirst();
-  return inserted && toLink(inserted as RawLink);
+  return inserted && toLink(inserted);
 }
 const linkList = links.list<{ taskId: string }, RawLink>({
   filters: { taskId: (eb, taskId) => eb('task_id', '=', taskId) },
-  select: (from) => from.select(LINK_COLUMNS).orderBy('id', 'asc') as never,
+  select: (from) => from.select(LINK_COLUMNS).orderBy('id', 'asc'),
 });
 export async function listLinks(db: TasksDb, owner: Owner, taskId: string, page: PageRequest) {
   const { rows, total } = await linkList.page(db, owner, { taskId }, page);
@@ -569,11 +588,17 @@ export async function listLinks(db: TasksDb, owner: Owner, taskId: string, page:
 }
 export async function findLink(db: TasksDb, owner: Owner, taskId: string, linkId: string): Promise<LinkRow | undefined> {
   const row = await links.select(db, owner).select(LINK_COLUMNS).where('task_id', '=', taskId).where('id', '=', linkId).executeTakeFirst();
-  return row && toLink(row as RawLink);
+  return row && toLink(row);
 }
 export async function findLinkBySource(db: TasksDb, owner: Owner, taskId: string, source: string, sourceId: string): Promise<LinkRow | undefined> {
-  const row = await links.select(db, owner).select(LINK_COLUMNS).where('task_id', '=', taskId).where('source', '=', source as LinkSource).where('source_id', '=', sourceId).executeTakeFirst();
-  return row && toLink(row as RawLink);
+  const row = await links
+    .select(db, owner)
+    .select(LINK_COLUMNS)
+    .where('task_id', '=', taskId)
+    .where('source', '=', source as LinkSource)
+    .where('source_id', '=', sourceId)
+    .executeTakeFirst();
+  return row && toLink(row);
 }
 export async function updateLinkLabel(db: TasksDb, owner: Owner, linkId: number, label: string | null, url: string | null): Promise<void> {
   await links.update(db, owner).set({ label, url }).where('id', '=', String(linkId)).execute();

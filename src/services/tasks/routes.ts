@@ -56,7 +56,13 @@ export function tasksRoutes(tasks: TasksService) {
 
     routes.post('/categories', {
       config: { scope: MANAGE },
-      schema: { ...categories, operationId: 'tasksCreateCategory', summary: 'Create a category with a default grading scheme', body: CreateCategoryBody, response: { 201: DataEnvelope(Category) } },
+      schema: {
+        ...categories,
+        operationId: 'tasksCreateCategory',
+        summary: 'Create a category with a default grading scheme',
+        body: CreateCategoryBody,
+        response: { 201: DataEnvelope(Category) },
+      },
       handler: async (request, reply) => {
         reply.code(201);
         return { data: await tasks.createCategory(requestContext(request), request.body) };
@@ -65,7 +71,13 @@ export function tasksRoutes(tasks: TasksService) {
 
     routes.get('/categories', {
       config: { scope: VIEW },
-      schema: { ...categories, operationId: 'tasksListCategories', summary: 'List categories, newest first', querystring: ListCategoriesQuery, response: { 200: ListEnvelope(Category) } },
+      schema: {
+        ...categories,
+        operationId: 'tasksListCategories',
+        summary: 'List categories, newest first',
+        querystring: ListCategoriesQuery,
+        response: { 200: ListEnvelope(Category) },
+      },
       handler: async (request) => {
         const { limit, offset } = request.query;
         const { rows, total } = await tasks.listCategories(requestContext(request), { limit, offset });
@@ -124,7 +136,13 @@ export function tasksRoutes(tasks: TasksService) {
 
     routes.post('/tasks', {
       config: { scope: MANAGE },
-      schema: { ...taskTags, operationId: 'tasksCreateTask', summary: 'Create a task (draft unless status published)', body: CreateTaskBody, response: { 201: DataEnvelope(Task) } },
+      schema: {
+        ...taskTags,
+        operationId: 'tasksCreateTask',
+        summary: 'Create a task (draft unless status published)',
+        body: CreateTaskBody,
+        response: { 201: DataEnvelope(Task) },
+      },
       handler: async (request, reply) => {
         reply.code(201);
         return { data: await tasks.createTask(requestContext(request), request.body) };
@@ -155,7 +173,10 @@ export function tasksRoutes(tasks: TasksService) {
         summary: 'Update a task or move its status (cancelling cancels its open assignments)',
         params: IntegerIdParams,
         body: UpdateTaskBody,
-        response: { 200: DataEnvelope(Task), 409: ErrorReply('stale_update: the task changed since expected_updated_at. invalid_status_transition: the status move is not allowed.') },
+        response: {
+          200: DataEnvelope(Task),
+          409: ErrorReply('stale_update: the task changed since expected_updated_at. invalid_status_transition: the status move is not allowed.'),
+        },
       },
       handler: async (request) => ({ data: await tasks.updateTask(requestContext(request), request.params.id, request.body) }),
     });
@@ -218,7 +239,13 @@ export function tasksRoutes(tasks: TasksService) {
       handler: async (request) => ({ data: await tasks.getAssignment(requestContext(request), request.params.id) }),
     });
 
-    const action = (path: string, operationId: string, summary: string, body: typeof ActorBody | typeof TransferBody | typeof DueBody, run: (request: { params: { id: string }; body: never }, ctx: ReturnType<typeof requestContext>) => Promise<unknown>) =>
+    const action = (
+      path: string,
+      operationId: string,
+      summary: string,
+      body: typeof ActorBody | typeof TransferBody | typeof DueBody,
+      run: (request: { params: { id: string }; body: never }, ctx: ReturnType<typeof requestContext>) => Promise<unknown>,
+    ) =>
       routes.post(`/assignments/:id/${path}`, {
         config: { scope: MANAGE },
         schema: { ...assignmentTags, operationId, summary, params: IntegerIdParams, body, response: { 200: DataEnvelope(Assignment), 409: MOVE } },
@@ -232,8 +259,12 @@ export function tasksRoutes(tasks: TasksService) {
     action('delegate', 'tasksDelegateAssignment', 'Delegate the assignment to another person, with a reason', TransferBody, (request, ctx) =>
       tasks.transfer(ctx, request.params.id, 'delegated', request.body),
     );
-    action('extend-due', 'tasksChangeAssignmentDue', 'Change the due date (original_due_at stays)', DueBody, (request, ctx) => tasks.changeDue(ctx, request.params.id, request.body));
-    action('reopen', 'tasksReopenAssignment', 'Reopen a completed, rejected or cancelled assignment', ActorBody, (request, ctx) => tasks.reopen(ctx, request.params.id, request.body));
+    action('extend-due', 'tasksChangeAssignmentDue', 'Change the due date (original_due_at stays)', DueBody, (request, ctx) =>
+      tasks.changeDue(ctx, request.params.id, request.body),
+    );
+    action('reopen', 'tasksReopenAssignment', 'Reopen a completed, rejected or cancelled assignment', ActorBody, (request, ctx) =>
+      tasks.reopen(ctx, request.params.id, request.body),
+    );
 
     routes.post('/assignments/:id/checklist/:itemId', {
       config: { scope: MANAGE },
@@ -256,7 +287,10 @@ export function tasksRoutes(tasks: TasksService) {
         summary: 'Submit an attempt (note, files, custom fields)',
         params: IntegerIdParams,
         body: SubmitBody,
-        response: { 201: DataEnvelope(SubmitReply), 409: ErrorReply('invalid_status_transition: the assignment takes no submission now. conflict: no attempts left, or past due.') },
+        response: {
+          201: DataEnvelope(SubmitReply),
+          409: ErrorReply('invalid_status_transition: the assignment takes no submission now. conflict: no attempts left, or past due.'),
+        },
       },
       handler: async (request, reply) => {
         reply.code(201);
@@ -284,7 +318,14 @@ export function tasksRoutes(tasks: TasksService) {
 
     routes.post('/tasks/:id/links', {
       config: { scope: MANAGE },
-      schema: { ...linkTags, operationId: 'tasksCreateLink', summary: 'Link a task to a record', params: IntegerIdParams, body: LinkBody, response: { 201: DataEnvelope(TaskLink) } },
+      schema: {
+        ...linkTags,
+        operationId: 'tasksCreateLink',
+        summary: 'Link a task to a record',
+        params: IntegerIdParams,
+        body: LinkBody,
+        response: { 201: DataEnvelope(TaskLink) },
+      },
       handler: async (request, reply) => {
         reply.code(201);
         return { data: await tasks.createLink(requestContext(request), request.params.id, request.body) };

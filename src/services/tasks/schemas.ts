@@ -10,7 +10,13 @@ const UserId = (description: string) => Type.Integer({ format: 'int64', minimum:
 const Enum = <T extends readonly string[]>(values: T, description: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], maxLength: 32, description: `${description} One of: ${values.join(', ')}.`, examples: [values[0]] });
 const NullableEnum = <T extends readonly string[]>(values: T, description: string) =>
-  Type.Unsafe<T[number] | null>({ type: ['string', 'null'], enum: [...values, null], maxLength: 32, description: `${description} One of: ${values.join(', ')}, or null.`, examples: [values[0]] });
+  Type.Unsafe<T[number] | null>({
+    type: ['string', 'null'],
+    enum: [...values, null],
+    maxLength: 32,
+    description: `${description} One of: ${values.join(', ')}, or null.`,
+    examples: [values[0]],
+  });
 const Score = (description: string) => Type.Number({ minimum: 0, maximum: 1_000_000, description, examples: [8.5] });
 const Instant = (description: string) => Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-12-01T17:00:00.000Z'] });
 const ShortText = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, examples: [example] });
@@ -41,14 +47,30 @@ export const FileInput = Type.Object(
     filename: Type.String({ minLength: 1, maxLength: 255, pattern: ONE_LINE_NOT_BLANK, description: 'File name.', examples: ['report.pdf'] }),
     mime: Type.String({ minLength: 3, maxLength: 255, pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$', description: 'Media type.', examples: ['application/pdf'] }),
     size_bytes: Type.Integer({ format: 'int64', minimum: 0, maximum: MAX_ID, description: 'Size in bytes.', examples: [20480] }),
-    download_url: Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://', description: 'Temporary storage address (http or https).', examples: ['https://files.example.com/tmp/report.pdf'] }),
+    download_url: Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      pattern: '^https?://',
+      description: 'Temporary storage address (http or https).',
+      examples: ['https://files.example.com/tmp/report.pdf'],
+    }),
     content_url: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2048, pattern: '^(/|https?://)\\S*$', description: 'Path of the file content route; defaults to download_url.', examples: ['/files/report.pdf'] }),
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        pattern: '^(/|https?://)\\S*$',
+        description: 'Path of the file content route; defaults to download_url.',
+        examples: ['/files/report.pdf'],
+      }),
     ),
   },
   { additionalProperties: false, description: 'A file object: name, media type, size and where to fetch it.' },
 );
-const Files = Type.Array(FileInput, { maxItems: 50, description: 'File objects.', examples: [[{ filename: 'report.pdf', mime: 'application/pdf', size_bytes: 20480, download_url: 'https://files.example.com/tmp/report.pdf' }]] });
+const Files = Type.Array(FileInput, {
+  maxItems: 50,
+  description: 'File objects.',
+  examples: [[{ filename: 'report.pdf', mime: 'application/pdf', size_bytes: 20480, download_url: 'https://files.example.com/tmp/report.pdf' }]],
+});
 
 export const RubricCriterion = Type.Object(
   {
@@ -144,7 +166,9 @@ const taskFields = {
   schedule_mode: Enum(SCHEDULE_MODES, 'one_time, scheduled (visible from starts_at) or recurring (generates occurrences).'),
   starts_at: Nullable(TimestampField('When a scheduled task becomes visible to assignees; the first occurrence of a recurring one.')),
   recurrence_rule: Nullable(ShortText(500, 'RFC 5545 RRULE of a recurring task (FREQ, INTERVAL, BYDAY, COUNT, UNTIL).', 'FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6')),
-  recurrence_parent_id: Nullable(Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'The recurring task this occurrence was generated from.', examples: [12] })),
+  recurrence_parent_id: Nullable(
+    Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'The recurring task this occurrence was generated from.', examples: [12] }),
+  ),
   occurrence_at: Nullable(TimestampField('The instant of the rule this occurrence stands for.')),
   submission_mode: Enum(SUBMISSION_MODES, 'What the assignee must send back.'),
   required_files: Type.Integer({ format: 'int32', minimum: 0, maximum: 50, description: 'Minimum files per submission.', examples: [1] }),
@@ -175,11 +199,21 @@ const writableTaskFields = {
   schedule_mode: Type.Optional(Enum(SCHEDULE_MODES, 'Default one_time; scheduled needs starts_at; recurring needs starts_at and recurrence_rule.')),
   starts_at: Type.Optional(Nullable(Instant('Visibility start (scheduled) or first occurrence (recurring).'))),
   recurrence_rule: Type.Optional(
-    Nullable(Type.String({ minLength: 1, maxLength: 500, pattern: '^(RRULE:)?[A-Za-z0-9=;,:+-]+$', description: 'RFC 5545 RRULE subset: FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY, COUNT, UNTIL.', examples: ['FREQ=WEEKLY;BYDAY=MO;COUNT=4'] })),
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        pattern: '^(RRULE:)?[A-Za-z0-9=;,:+-]+$',
+        description: 'RFC 5545 RRULE subset: FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY, COUNT, UNTIL.',
+        examples: ['FREQ=WEEKLY;BYDAY=MO;COUNT=4'],
+      }),
+    ),
   ),
   submission_mode: Type.Optional(Enum(SUBMISSION_MODES, 'What the assignee must send back; default none.')),
   required_files: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, maximum: 50, description: 'Minimum files per submission; default 0.', examples: [1] })),
-  allowed_submission_count: Type.Optional(Nullable(Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Maximum attempts; null (default) is unlimited.', examples: [3] }))),
+  allowed_submission_count: Type.Optional(
+    Nullable(Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Maximum attempts; null (default) is unlimited.', examples: [3] })),
+  ),
   allow_late_submission: Type.Optional(Type.Boolean({ description: 'Default true.', examples: [true] })),
   grading_scheme: Type.Optional(NullableEnum(GRADING_SCHEMES, 'Overrides the category scheme; null inherits.')),
   max_score: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Denominator of the score; null reads as 100.', examples: [10] }))),
@@ -342,7 +376,9 @@ export const ListAssignmentsQuery = ListQuery({
   assignee_user_id: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'Whose assignments (the assignee view).', examples: [7] })),
   status: Type.Optional(Enum(ASSIGNMENT_STATUSES, 'Only this status.')),
   task_id: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'Only this task.', examples: [42] })),
-  include_hidden: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Show assignments of paused tasks and of scheduled tasks before starts_at.', examples: ['true'] })),
+  include_hidden: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Show assignments of paused tasks and of scheduled tasks before starts_at.', examples: ['true'] }),
+  ),
 });
 
 export const ActorBody = Type.Object(
@@ -367,7 +403,10 @@ export const CheckBody = Type.Object(
   { additionalProperties: false, examples: [{ actor_user_id: 7, note: 'Signed by the client.' }] },
 );
 export const CheckParams = Type.Object(
-  { id: Type.String({ format: 'int64-id', pattern: '^[1-9][0-9]{0,18}$', maxLength: 19, examples: ['42'] }), itemId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', examples: ['c1'] }) },
+  {
+    id: Type.String({ format: 'int64-id', pattern: '^[1-9][0-9]{0,18}$', maxLength: 19, examples: ['42'] }),
+    itemId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', examples: ['c1'] }),
+  },
   { additionalProperties: false },
 );
 
@@ -386,7 +425,11 @@ export const ReviewBody = Type.Object(
     actor_user_id: ActorUserId(true),
     decision: Enum(DECISIONS, 'Decision.'),
     feedback: Type.Optional(Nullable(Type.String({ maxLength: 20000, description: 'Feedback.', examples: ['Well argued.'] }))),
-    score: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'points: points out of max_score; percentage: 0-100; letter: points (or send grade).', examples: [8.5] }))),
+    score: Type.Optional(
+      Nullable(
+        Type.Number({ minimum: 0, maximum: 1_000_000, description: 'points: points out of max_score; percentage: 0-100; letter: points (or send grade).', examples: [8.5] }),
+      ),
+    ),
     grade: Type.Optional(Type.String({ maxLength: 2, description: 'letter scheme: A, B, C, D or F instead of score.', examples: ['B'] })),
     rubric_scores: Type.Optional(Type.Array(RubricScore, { maxItems: 50, description: 'rubric scheme: a score per criterion.' })),
   },

@@ -31,11 +31,7 @@ async function openAssignment(key: string): Promise<Ids> {
   return { category: 0, task: task.id, assignment: assignment.id, submission: 0, link: 0 };
 }
 
-const lists = [
-  { url: () => `${BASE}/categories` },
-  { url: () => `${BASE}/tasks` },
-  { url: () => `${BASE}/assignments?assignee_user_id=7` },
-];
+const lists = [{ url: () => `${BASE}/categories` }, { url: () => `${BASE}/tasks` }, { url: () => `${BASE}/assignments?assignee_user_id=7` }];
 for (const route of lists) describeRouteSecurity(getPlatform, { method: 'GET', scope: VIEW, addressesOneRow: false, ...route });
 
 describeRouteSecurity(getPlatform, { method: 'POST', scope: MANAGE, addressesOneRow: false, url: () => `${BASE}/categories`, body: () => ({ name: 'New' }) });
@@ -58,8 +54,20 @@ const oneRow: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; scope: string; url:
   { method: 'GET', scope: VIEW, url: (ids) => `${BASE}/assignments/${ids.assignment}` },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/start`, body: () => ({}) },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/reassign`, body: () => ({ actor_user_id: 1, to_user_id: 8 }) },
-  { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/delegate`, body: () => ({ actor_user_id: 1, to_user_id: 8, reason: 'Away' }) },
-  { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/extend-due`, body: () => ({ due_at: new Date(Date.now() + 30 * 86400000).toISOString() }) },
+  {
+    method: 'POST',
+    scope: MANAGE,
+    setup: openAssignment,
+    url: (ids) => `${BASE}/assignments/${ids.assignment}/delegate`,
+    body: () => ({ actor_user_id: 1, to_user_id: 8, reason: 'Away' }),
+  },
+  {
+    method: 'POST',
+    scope: MANAGE,
+    setup: openAssignment,
+    url: (ids) => `${BASE}/assignments/${ids.assignment}/extend-due`,
+    body: () => ({ due_at: new Date(Date.now() + 30 * 86400000).toISOString() }),
+  },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/checklist/c1`, body: () => ({ actor_user_id: 7 }) },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/submissions`, body: () => ({ note: 'Done' }) },
   {

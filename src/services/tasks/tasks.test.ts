@@ -33,7 +33,11 @@ describe('categories', () => {
     expect(list.meta).toEqual({ limit: 50, offset: 0, total: 1, has_more: false });
     const updated = await send(key, 'PATCH', `/categories/${category.id}`, { grading_scheme: 'letter', expected_updated_at: category.updated_at });
     expect(updated.grading_scheme).toBe('letter');
-    expectError(await call(platform.app, 'PATCH', `${BASE}/categories/${category.id}`, { key, body: { name: 'X', expected_updated_at: category.updated_at } }), 409, 'stale_update');
+    expectError(
+      await call(platform.app, 'PATCH', `${BASE}/categories/${category.id}`, { key, body: { name: 'X', expected_updated_at: category.updated_at } }),
+      409,
+      'stale_update',
+    );
     await createTask(key, { category_id: category.id });
     expectError(await call(platform.app, 'DELETE', `${BASE}/categories/${category.id}`, { key }), 409, 'conflict');
     const empty = await send(key, 'POST', '/categories', { name: 'Empty', grading_scheme: 'rubric' });
@@ -128,14 +132,26 @@ describe('tasks', () => {
       [{ title: 'x', schedule_mode: 'recurring', starts_at: inDays(platform, 1), recurrence_rule: 'FREQ=YEARLY' }, 'recurrence_rule'],
       [{ title: 'x', submission_mode: 'note', required_files: 1 }, 'required_files'],
       [{ title: 'x', category_id: 999999 }, 'category_id'],
-      [{ title: 'x', checklist: [{ id: 'a', label: 'A', required: true }, { id: 'a', label: 'B', required: false }] }, 'checklist[1].id'],
+      [
+        {
+          title: 'x',
+          checklist: [
+            { id: 'a', label: 'A', required: true },
+            { id: 'a', label: 'B', required: false },
+          ],
+        },
+        'checklist[1].id',
+      ],
       [{ title: 'x', due_at: 'tomorrow' }, 'due_at'],
       [{ title: 'x', max_score: 'Infinity' }, 'max_score'],
       [{ title: 'x', extra: 1 }, 'extra'],
     ];
     for (const [body, path] of cases) {
       const error = expectError(await call(platform.app, 'POST', `${BASE}/tasks`, { key, body }), 400, 'validation_failed');
-      expect(error.details.map((detail: { path: string }) => detail.path), JSON.stringify(body)).toContain(path);
+      expect(
+        error.details.map((detail: { path: string }) => detail.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 
@@ -167,7 +183,11 @@ describe('tasks', () => {
     const updated = await send(key, 'PATCH', `/tasks/${task.id}`, { title: 'Renamed', expected_updated_at: task.updated_at });
     expect(updated.title).toBe('Renamed');
     expect(updated.updated_at > task.updated_at).toBe(true);
-    const error = expectError(await call(platform.app, 'PATCH', `${BASE}/tasks/${task.id}`, { key, body: { title: 'Again', expected_updated_at: task.updated_at } }), 409, 'stale_update');
+    const error = expectError(
+      await call(platform.app, 'PATCH', `${BASE}/tasks/${task.id}`, { key, body: { title: 'Again', expected_updated_at: task.updated_at } }),
+      409,
+      'stale_update',
+    );
     expect(error.details[0]).toMatchObject({ path: 'expected_updated_at', current_updated_at: updated.updated_at });
     expect((await send(key, 'GET', `/tasks/${task.id}`)).title).toBe('Renamed');
   });

@@ -34,7 +34,13 @@ export interface TasksRuleDeps {
 }
 
 export function fileFrom(input: FileInputValue): FileRow {
-  return { filename: input.filename.trim(), mime: input.mime.toLowerCase(), size_bytes: input.size_bytes, download_url: input.download_url, content_url: input.content_url ?? input.download_url };
+  return {
+    filename: input.filename.trim(),
+    mime: input.mime.toLowerCase(),
+    size_bytes: input.size_bytes,
+    download_url: input.download_url,
+    content_url: input.content_url ?? input.download_url,
+  };
 }
 
 const cleanText = (value: string | null | undefined): string | null | undefined => {
@@ -47,7 +53,7 @@ export function presentTask(row: TaskRow): TaskView {
   return row as unknown as TaskView;
 }
 export function presentCategory(row: CategoryRow): CategoryView {
-  return row as unknown as CategoryView;
+  return row;
 }
 
 function uniqueIds(path: string, items: { id: string }[] | undefined): void {
@@ -182,12 +188,18 @@ export function createTaskRules({ tables, events, jobs }: TasksRuleDeps) {
         category_id: input.category_id ?? null,
         title: input.title.trim(),
         instructions: cleanText(input.instructions) ?? null,
-        priority: (input.priority ?? 'normal') as Priority,
+        priority: input.priority ?? 'normal',
         status: input.status ?? 'draft',
         due_at: input.due_at ? new Date(input.due_at) : null,
         schedule_mode: scheduleMode,
         starts_at: input.starts_at ? new Date(input.starts_at) : null,
-        recurrence_rule: scheduleMode === 'recurring' ? (input.recurrence_rule?.trim().replace(/^RRULE:/i, '').toUpperCase() ?? null) : null,
+        recurrence_rule:
+          scheduleMode === 'recurring'
+            ? (input.recurrence_rule
+                ?.trim()
+                .replace(/^RRULE:/i, '')
+                .toUpperCase() ?? null)
+            : null,
         recurrence_parent_id: null,
         occurrence_at: null,
         submission_mode: input.submission_mode ?? 'none',
@@ -245,7 +257,13 @@ export function createTaskRules({ tables, events, jobs }: TasksRuleDeps) {
         const status = input.status ?? current.status;
         if (status !== current.status && !TASK_MOVES[current.status].includes(status)) {
           throw new AppError('invalid_status_transition', `A ${current.status} task cannot become ${status}.`, [
-            { path: 'status', code: 'invalid_transition', message: `Allowed from ${current.status}: ${TASK_MOVES[current.status].join(', ') || 'none'}.`, from: current.status, to: status },
+            {
+              path: 'status',
+              code: 'invalid_transition',
+              message: `Allowed from ${current.status}: ${TASK_MOVES[current.status].join(', ') || 'none'}.`,
+              from: current.status,
+              to: status,
+            },
           ]);
         }
         if (input.category_id !== undefined) await requireCategory(tx, ctx, input.category_id);
@@ -256,11 +274,19 @@ export function createTaskRules({ tables, events, jobs }: TasksRuleDeps) {
         set('title', input.title?.trim());
         set('category_id', input.category_id);
         set('instructions', input.instructions === undefined ? undefined : (cleanText(input.instructions) ?? null));
-        set('priority', input.priority as Priority | undefined);
+        set('priority', input.priority);
         set('due_at', input.due_at === undefined ? undefined : input.due_at === null ? null : new Date(input.due_at));
         set('schedule_mode', input.schedule_mode);
         set('starts_at', input.starts_at === undefined ? undefined : input.starts_at === null ? null : new Date(input.starts_at));
-        set('recurrence_rule', input.recurrence_rule === undefined ? undefined : (input.recurrence_rule?.trim().replace(/^RRULE:/i, '').toUpperCase() ?? null));
+        set(
+          'recurrence_rule',
+          input.recurrence_rule === undefined
+            ? undefined
+            : (input.recurrence_rule
+                ?.trim()
+                .replace(/^RRULE:/i, '')
+                .toUpperCase() ?? null),
+        );
         set('submission_mode', input.submission_mode);
         set('required_files', input.required_files);
         set('allowed_submission_count', input.allowed_submission_count);

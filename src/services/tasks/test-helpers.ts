@@ -23,7 +23,8 @@ export function fixtures(getPlatform: () => TestPlatform) {
     return { task: made, assignment };
   }
   const detail = (key: string, assignmentId: number) => send(key, 'GET', `/assignments/${assignmentId}`);
-  const submit = (key: string, assignmentId: number, body: Record<string, unknown> = {}, status = 201) => send(key, 'POST', `/assignments/${assignmentId}/submissions`, body, status);
+  const submit = (key: string, assignmentId: number, body: Record<string, unknown> = {}, status = 201) =>
+    send(key, 'POST', `/assignments/${assignmentId}/submissions`, body, status);
   const review = (key: string, submissionId: number, body: Record<string, unknown>, status = 201) =>
     send(key, 'POST', `/submissions/${submissionId}/reviews`, { actor_user_id: 2, decision: 'approved', ...body }, status);
   return { send, createTask, assign, taskWithAssignment, detail, submit, review };
