@@ -164,6 +164,8 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
       filters: { assignee_user_id?: number; status?: AssignmentStatus; task_id?: number; include_hidden?: 'true' | 'false' },
       page: PageRequest,
     ) {
+      // The assignee's view hides paused tasks and scheduled ones not yet started.
+      const hidden = filters.assignee_user_id !== undefined && filters.include_hidden !== 'true' ? await repository.hiddenTaskIds(tables, ctx, ctx.now) : [];
       const { rows, total } = await repository.listAssignments(
         tables,
         ctx,
@@ -171,8 +173,7 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
           assignee: filters.assignee_user_id === undefined ? undefined : String(filters.assignee_user_id),
           status: filters.status,
           taskId: filters.task_id === undefined ? undefined : String(filters.task_id),
-          // The assignee's view hides paused tasks and scheduled ones not yet started.
-          visibleAt: filters.assignee_user_id !== undefined && filters.include_hidden !== 'true' ? ctx.now : undefined,
+          hiddenTaskIds: hidden.length > 0 ? hidden : undefined,
         },
         page,
       );

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
@@ -403,28 +403,28 @@ export type AssignmentFilters = {
   assignee?: string;
   status?: AssignmentStatus;
   taskId?: string;
-  /** Leaves out assignments of paused tasks and of scheduled tasks before starts_at at this instant. */
-  visibleAt?: Date;
+  /** Leaves out assignments of these tasks (the ones hidden from assignees). */
+  hiddenTaskIds?: string[];
 };
 const assignmentList = assignments.list<AssignmentFilters, RawAssignment>({
   filters: {
     assignee: (eb, assignee) => eb('assignee_user_id', '=', assignee),
     status: (eb, status) => eb('status', '=', status),
     taskId: (eb, taskId) => eb('task_id', '=', taskId),
-    visibleAt: (eb, visibleAt) =>
-      eb.exists(
-        eb
-          .selectFrom('tasks_tasks')
-          .select(sql`1`.as('one'))
-          .whereRef('tasks_tasks.id', '=', 'tasks_assignments.task_id')
-          .where('tasks_tasks.status', '<>', 'paused')
-          .where((inner) =>
-            inner.or([inner('tasks_tasks.schedule_mode', '<>', 'scheduled'), inner('tasks_tasks.starts_at', 'is', null), inner('tasks_tasks.starts_at', '<=', visibleAt)]),
-          ),
-      ),
+    hiddenTaskIds: (_eb, ids) => sql<SqlBool>`not (task_id = any(${ids}::bigint[]))`,
   },
   select: (from) => from.select(ASSIGNMENT_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
+/** Tasks hidden from assignees at `now`: paused ones, and scheduled ones whose starts_at is still ahead. */
+export async function hiddenTaskIds(db: TasksDb, owner: Owner, now: Date): Promise<string[]> {
+  const rows = await tasks
+    .select(db, owner)
+    .select('id')
+    .where((eb) => eb.or([eb('status', '=', 'paused'), eb.and([eb('schedule_mode', '=', 'scheduled'), eb('starts_at', '>', now)])]))
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
 export async function listAssignments(db: TasksDb, owner: Owner, filters: AssignmentFilters, page: PageRequest) {
   const { rows, total } = await assignmentList.page(db, owner, filters, page);
   return { rows: rows.map(toAssignment), total };
