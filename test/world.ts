@@ -217,7 +217,7 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     checklist: [{ id: 'world-item', label: `${tag} item`, required: false }],
   });
   const [taskAssignment] = (await send('POST', `/tasks/tasks/${text(task.id)}/assignments`, 201, { user_ids: [7], actor_user_id: 1 })) as unknown as Data[];
-  const taskSubmission = (await send('POST', `/tasks/assignments/${text(taskAssignment!.id)}/submissions`, 201, { note: `${tag} submission` })).submission as Data;
+  const taskSubmission = await send('POST', `/tasks/assignments/${text(taskAssignment!.id)}/submissions`, 201, { note: `${tag} submission` });
   const taskLink = await send('POST', `/tasks/tasks/${text(task.id)}/links`, 201, { source: 'invoicing', source_id: String(draft.id) });
 
   const ids: WorldIds = {

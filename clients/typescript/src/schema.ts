@@ -1868,7 +1868,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the due date or custom fields of an assignment */
+        patch: operations["tasksUpdateAssignment"];
         trace?: never;
     };
     "/api/v1/services/tasks/assignments/{id}/start": {
@@ -4553,10 +4554,10 @@ export interface components {
             category_id: number;
             /**
              * Format: int64
-             * @description Assignee.
+             * @description Assignee; null when the rollup covers every assignee.
              * @example 7
              */
-            assignee_user_id: number;
+            assignee_user_id: number | null;
             /**
              * @description Weighted by task weight; null without graded work.
              * @example 86.5
@@ -5175,13 +5176,400 @@ export interface components {
         };
         /** TasksSubmitResult */
         TasksSubmitResult: {
-            submission: components["schemas"]["TasksSubmission"];
-            assignment: components["schemas"]["TasksAssignment"];
+            /**
+             * Format: int64
+             * @description Submission id.
+             * @example 42
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Assignment id.
+             * @example 42
+             */
+            assignment_id: number;
+            /**
+             * Format: int32
+             * @description Attempt number, from 1.
+             * @example 1
+             */
+            attempt_no: number;
+            /**
+             * @description Note.
+             * @example Done, see attached.
+             */
+            note: string | null;
+            /** @description File objects. */
+            files: components["schemas"]["TasksFile"][];
+            /**
+             * @description Values for workspace-defined fields.
+             * @example {}
+             */
+            custom_fields: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * @description Submitted after the assignment due_at.
+             * @example false
+             */
+            is_late: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            submitted_at: string;
+            /** @description The assignment after the submission. */
+            assignment: {
+                /**
+                 * Format: int64
+                 * @description Assignment id.
+                 * @example 42
+                 */
+                id: number;
+                /**
+                 * Format: int64
+                 * @description Task id.
+                 * @example 42
+                 */
+                task_id: number;
+                /**
+                 * Format: int64
+                 * @description Who holds it.
+                 * @example 7
+                 */
+                assignee_user_id: number;
+                /**
+                 * Format: int64
+                 * @description Who assigned it.
+                 * @example 7
+                 */
+                assigned_by: number;
+                /**
+                 * Format: int64
+                 * @description Group sent when assigning.
+                 * @example 1
+                 */
+                group_id: number | null;
+                /**
+                 * Format: int64
+                 * @description Who delegated it last.
+                 * @example 7
+                 */
+                delegated_by: number | null;
+                /**
+                 * @description Why.
+                 * @example On leave
+                 */
+                delegation_reason: string | null;
+                /**
+                 * @description Status. One of: assigned, in_progress, submitted, returned, completed, rejected, cancelled.
+                 * @example assigned
+                 * @enum {string}
+                 */
+                status: "assigned" | "in_progress" | "submitted" | "returned" | "completed" | "rejected" | "cancelled";
+                /**
+                 * Format: date-time
+                 * @description Current deadline.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                due_at: string;
+                /**
+                 * Format: date-time
+                 * @description Deadline it was assigned with.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                original_due_at: string;
+                /** @description Checked items. */
+                checklist_state: {
+                    /**
+                     * @description Checklist item id.
+                     * @example c1
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds.
+                     * @example 2026-11-21T09:30:00.000Z
+                     */
+                    checked_at: string;
+                    /**
+                     * Format: int64
+                     * @description Who checked it.
+                     * @example 7
+                     */
+                    checked_by: number;
+                    /**
+                     * @description Note given when checking.
+                     * @example Signed by the client.
+                     */
+                    note: string | null;
+                    file: components["schemas"]["TasksFile"] | null;
+                }[];
+                /**
+                 * @description Values for workspace-defined fields.
+                 * @example {}
+                 */
+                custom_fields: {
+                    [key: string]: string | number | boolean | null;
+                };
+                /**
+                 * @description Score of the final review stage.
+                 * @example 8.5
+                 */
+                score: number | null;
+                /**
+                 * Format: int32
+                 * @description Submissions made.
+                 * @example 1
+                 */
+                attempt_count: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                started_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                submitted_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                completed_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                reopened_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                updated_at: string;
+            };
         };
         /** TasksReviewResult */
         TasksReviewResult: {
-            review: components["schemas"]["TasksReview"];
-            assignment: components["schemas"]["TasksAssignment"];
+            /**
+             * Format: int64
+             * @description Review id.
+             * @example 42
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Submission id.
+             * @example 42
+             */
+            submission_id: number;
+            /**
+             * Format: int64
+             * @description Reviewer.
+             * @example 7
+             */
+            reviewer_id: number;
+            /**
+             * Format: int32
+             * @description Review stage, from 1.
+             * @example 1
+             */
+            stage: number;
+            /**
+             * @description Decision. One of: approved, changes_requested, rejected.
+             * @example approved
+             * @enum {string}
+             */
+            decision: "approved" | "changes_requested" | "rejected";
+            /**
+             * @description Feedback.
+             * @example Well argued.
+             */
+            feedback: string | null;
+            /**
+             * @description Score computed by the grading scheme against max_score.
+             * @example 8.5
+             */
+            score: number | null;
+            /**
+             * @description Letter of the score (letter table in docs/decisions.md).
+             * @example B
+             */
+            grade: string | null;
+            /** @description Scores per criterion (rubric scheme). */
+            rubric_scores: {
+                /**
+                 * @description Rubric criterion id.
+                 * @example c1
+                 */
+                criterion_id: string;
+                /**
+                 * @description Points on this criterion.
+                 * @example 8.5
+                 */
+                score: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The assignment after the review. */
+            assignment: {
+                /**
+                 * Format: int64
+                 * @description Assignment id.
+                 * @example 42
+                 */
+                id: number;
+                /**
+                 * Format: int64
+                 * @description Task id.
+                 * @example 42
+                 */
+                task_id: number;
+                /**
+                 * Format: int64
+                 * @description Who holds it.
+                 * @example 7
+                 */
+                assignee_user_id: number;
+                /**
+                 * Format: int64
+                 * @description Who assigned it.
+                 * @example 7
+                 */
+                assigned_by: number;
+                /**
+                 * Format: int64
+                 * @description Group sent when assigning.
+                 * @example 1
+                 */
+                group_id: number | null;
+                /**
+                 * Format: int64
+                 * @description Who delegated it last.
+                 * @example 7
+                 */
+                delegated_by: number | null;
+                /**
+                 * @description Why.
+                 * @example On leave
+                 */
+                delegation_reason: string | null;
+                /**
+                 * @description Status. One of: assigned, in_progress, submitted, returned, completed, rejected, cancelled.
+                 * @example assigned
+                 * @enum {string}
+                 */
+                status: "assigned" | "in_progress" | "submitted" | "returned" | "completed" | "rejected" | "cancelled";
+                /**
+                 * Format: date-time
+                 * @description Current deadline.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                due_at: string;
+                /**
+                 * Format: date-time
+                 * @description Deadline it was assigned with.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                original_due_at: string;
+                /** @description Checked items. */
+                checklist_state: {
+                    /**
+                     * @description Checklist item id.
+                     * @example c1
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds.
+                     * @example 2026-11-21T09:30:00.000Z
+                     */
+                    checked_at: string;
+                    /**
+                     * Format: int64
+                     * @description Who checked it.
+                     * @example 7
+                     */
+                    checked_by: number;
+                    /**
+                     * @description Note given when checking.
+                     * @example Signed by the client.
+                     */
+                    note: string | null;
+                    file: components["schemas"]["TasksFile"] | null;
+                }[];
+                /**
+                 * @description Values for workspace-defined fields.
+                 * @example {}
+                 */
+                custom_fields: {
+                    [key: string]: string | number | boolean | null;
+                };
+                /**
+                 * @description Score of the final review stage.
+                 * @example 8.5
+                 */
+                score: number | null;
+                /**
+                 * Format: int32
+                 * @description Submissions made.
+                 * @example 1
+                 */
+                attempt_count: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                started_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                submitted_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                completed_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                reopened_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                updated_at: string;
+            };
         };
         /** TasksTaskLink */
         TasksTaskLink: {
@@ -27944,12 +28332,12 @@ export interface operations {
     };
     tasksCategoryRollup: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Whose grades.
+                 * @description Whose grades; without it, every assignee's graded work together.
                  * @example 7
                  */
-                assignee_user_id: number;
+                assignee_user_id?: number;
             };
             header?: never;
             path: {
@@ -29170,13 +29558,27 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description Users to assign.
+                     * @description Users to assign (required unless assignee_user_ids or assignee_user_id is sent).
                      * @example [
                      *       7,
                      *       8
                      *     ]
                      */
-                    user_ids: number[];
+                    user_ids?: number[];
+                    /**
+                     * @description Same as user_ids.
+                     * @example [
+                     *       7,
+                     *       8
+                     *     ]
+                     */
+                    assignee_user_ids?: number[];
+                    /**
+                     * Format: int64
+                     * @description One user to assign (same as user_ids: [n]).
+                     * @example 7
+                     */
+                    assignee_user_id?: number;
                     /**
                      * Format: int64
                      * @description The user making the change (recorded as the actor). Required.
@@ -29622,6 +30024,232 @@ export interface operations {
             };
         };
     };
+    tasksUpdateAssignment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @example 42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "due_at": "2026-12-08T17:00:00.000Z",
+                 *       "actor_user_id": 1,
+                 *       "reason": "Sick note"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description New deadline (a due_changed event; original_due_at stays).
+                     * @example 2026-12-01T17:00:00.000Z
+                     */
+                    due_at?: string;
+                    /**
+                     * @description Values for workspace-defined fields: string, number, boolean or null.
+                     * @example {
+                     *       "cost_centre": "CC-12"
+                     *     }
+                     */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /**
+                     * Format: int64
+                     * @description The user making the change; defaults to the assignee.
+                     * @example 7
+                     */
+                    actor_user_id?: number;
+                    /**
+                     * @description Why.
+                     * @example On leave
+                     */
+                    reason?: string;
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tasks assignment. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TasksAssignment"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description stale_update: the assignment changed since expected_updated_at. invalid_status_transition: a cancelled assignment keeps its due date; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     tasksStartAssignment: {
         parameters: {
             query?: never;
@@ -29841,10 +30469,16 @@ export interface operations {
                     actor_user_id: number;
                     /**
                      * Format: int64
-                     * @description New holder.
+                     * @description New holder (required unless assignee_user_id is sent).
                      * @example 7
                      */
-                    to_user_id: number;
+                    to_user_id?: number;
+                    /**
+                     * Format: int64
+                     * @description Same as to_user_id.
+                     * @example 7
+                     */
+                    assignee_user_id?: number;
                     /**
                      * @description Why.
                      * @example On leave
@@ -30034,10 +30668,16 @@ export interface operations {
                     actor_user_id: number;
                     /**
                      * Format: int64
-                     * @description New holder.
+                     * @description New holder (required unless assignee_user_id is sent).
                      * @example 7
                      */
-                    to_user_id: number;
+                    to_user_id?: number;
+                    /**
+                     * Format: int64
+                     * @description Same as to_user_id.
+                     * @example 7
+                     */
+                    assignee_user_id?: number;
                     /**
                      * @description Why.
                      * @example On leave

@@ -85,6 +85,26 @@ describe('assigning', () => {
   });
 });
 
+describe('other spellings', () => {
+  it('assigns with assignee_user_ids or assignee_user_id, reassigns with assignee_user_id, and PATCHes due_at and custom_fields', async () => {
+    const key = await newKey();
+    const task = await createTask(key);
+    const [a, b] = await send(key, 'POST', `/tasks/${task.id}/assignments`, { assignee_user_ids: [21, 22], actor_user_id: 1 });
+    expect([a.assignee_user_id, b.assignee_user_id]).toEqual([21, 22]);
+    const [c] = await send(key, 'POST', `/tasks/${task.id}/assignments`, { assignee_user_id: 23, actor_user_id: 1 });
+    expect(c.assignee_user_id).toBe(23);
+    const error = expectError(await post(key, `/tasks/${task.id}/assignments`, { actor_user_id: 1 }), 400, 'validation_failed');
+    expect(error.details[0]?.path).toBe('user_ids');
+    expect((await send(key, 'POST', `/assignments/${a.id}/reassign`, { actor_user_id: 1, assignee_user_id: 24 }, 200)).assignee_user_id).toBe(24);
+    expect(expectError(await post(key, `/assignments/${a.id}/reassign`, { actor_user_id: 1 }), 400, 'validation_failed').details[0]?.path).toBe('to_user_id');
+    const due = inDays(platform, 20);
+    const patched = await send(key, 'PATCH', `/assignments/${b.id}`, { due_at: due, custom_fields: { room: 'B2' }, actor_user_id: 1, expected_updated_at: b.updated_at });
+    expect(patched).toMatchObject({ due_at: due, original_due_at: task.due_at, custom_fields: { room: 'B2' } });
+    expect((await detail(key, b.id)).events.at(-1)).toMatchObject({ event_type: 'due_changed', from_value: task.due_at, to_value: due, changed_by: 1 });
+    expectError(await call(platform.app, 'PATCH', `${BASE}/assignments/${b.id}`, { key, body: { due_at: due, expected_updated_at: b.updated_at } }), 409, 'stale_update');
+  });
+});
+
 describe('the assignee view', () => {
   it('leaves out paused tasks and scheduled tasks before starts_at unless include_hidden=true', async () => {
     const key = await newKey();
@@ -418,6 +438,8 @@ describe('reviews and grading', () => {
       ],
     });
     expect((await send(key, 'GET', `/categories/${category.id}/rollup?assignee_user_id=8`)).percentage).toBeNull();
-    expectError(await call(platform.app, 'GET', `${BASE}/categories/${category.id}/rollup`, { key }), 400, 'validation_failed');
+    expectError(await call(platform.app, 'GET', `${BASE}/categories/${category.id}/rollup?assignee_user_id=0`, { key }), 400, 'validation_failed');
+    // Without assignee_user_id: everyone's graded work together.
+    expect(await send(key, 'GET', `/categories/${category.id}/rollup`)).toMatchObject({ assignee_user_id: null, percentage: 57.5 });
   });
 });

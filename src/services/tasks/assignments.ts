@@ -1,6 +1,6 @@
 import type { Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
-import { nextUpdatedAt } from '../../platform/concurrency.js';
+import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import type { EventLog } from '../../platform/events/event-log.js';
@@ -120,8 +120,18 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
     async assign(
       ctx: RequestContext,
       taskId: string,
-      input: { user_ids: number[]; actor_user_id: number; due_at?: string; group_id?: number; custom_fields?: Record<string, unknown> },
+      input: {
+        user_ids?: number[];
+        assignee_user_ids?: number[];
+        assignee_user_id?: number;
+        actor_user_id: number;
+        due_at?: string;
+        group_id?: number;
+        custom_fields?: Record<string, unknown>;
+      },
     ): Promise<AssignmentView[]> {
+      const userIds = input.user_ids ?? input.assignee_user_ids ?? (input.assignee_user_id !== undefined ? [input.assignee_user_id] : undefined);
+      if (userIds === undefined) throw invalidField('user_ids', 'required', 'Send user_ids: the users to assign.');
       return tables.transaction().execute(async (tx) => {
         const task = await repository.findTask(tx, ctx, taskId, { forUpdate: true });
         if (!task) throw notFound('Task');
@@ -133,7 +143,7 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
         const dueAt = input.due_at !== undefined ? new Date(input.due_at) : task.due_at;
         if (dueAt === null) throw invalidField('due_at', 'required', 'The task has no due_at: send due_at with the assignment.');
         const open = await repository.taskAssignments(tx, ctx, taskId, ['assigned', 'in_progress', 'submitted', 'returned']);
-        input.user_ids.forEach((userId, index) => {
+        userIds.forEach((userId, index) => {
           if (open.some((assignment) => assignment.assignee_user_id === userId)) {
             throw new AppError('conflict', `User ${userId} already holds an open assignment of this task.`, [
               { path: `user_ids[${index}]`, code: 'already_assigned', message: 'Already holds an open assignment of this task.' },
@@ -141,7 +151,7 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
           }
         });
         const made: AssignmentRow[] = [];
-        for (const userId of input.user_ids) {
+        for (const userId of userIds) {
           made.push(
             await createAssignmentRow(tx, ctx, events, task, {
               userId,
@@ -237,7 +247,10 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
       });
     },
 
-    transfer(ctx: RequestContext, id: string, kind: 'reassigned' | 'delegated', input: { actor_user_id: number; to_user_id: number; reason?: string }) {
+    transfer(ctx: RequestContext, id: string, kind: 'reassigned' | 'delegated', body: { actor_user_id: number; to_user_id?: number; assignee_user_id?: number; reason?: string }) {
+      const toUserId = body.to_user_id ?? body.assignee_user_id;
+      if (toUserId === undefined) throw invalidField('to_user_id', 'required', 'Send to_user_id: who takes the assignment.');
+      const input = { ...body, to_user_id: toUserId };
       return move(ctx, id, async (tx, assignment) => {
         if (!WORKING.includes(assignment.status)) refuse(assignment, kind);
         if (input.to_user_id === assignment.assignee_user_id) throw invalidField('to_user_id', 'same_user', 'The assignment is already held by this user.');
@@ -251,12 +264,20 @@ export function createAssignmentRules({ tables, events }: { tables: TasksDb; eve
       });
     },
 
-    changeDue(ctx: RequestContext, id: string, input: { due_at: string; actor_user_id?: number; reason?: string }) {
+    changeDue(
+      ctx: RequestContext,
+      id: string,
+      input: { due_at?: string; custom_fields?: Record<string, unknown>; actor_user_id?: number; reason?: string; expected_updated_at?: string },
+    ) {
       return move(ctx, id, async (tx, assignment) => {
+        assertFresh(input.expected_updated_at, assignment.updated_at);
+        let current = assignment;
+        if (input.custom_fields !== undefined) current = await update(tx, ctx, current, { custom_fields: input.custom_fields });
+        if (input.due_at === undefined) return current;
         if (assignment.status === 'cancelled') refuse(assignment, 'given a new due date');
         const dueAt = new Date(input.due_at);
-        if (dueAt.getTime() === assignment.due_at.getTime()) return assignment;
-        const row = await update(tx, ctx, assignment, { due_at: dueAt });
+        if (dueAt.getTime() === assignment.due_at.getTime()) return current;
+        const row = await update(tx, ctx, current, { due_at: dueAt });
         await addEvent(
           tx,
           ctx,

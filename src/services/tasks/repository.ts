@@ -387,15 +387,12 @@ export async function taskAssignments(
   if (options.forUpdate) query = query.forUpdate();
   return (await query.execute()).map((row) => toAssignment(row as RawAssignment));
 }
-export async function assigneeAssignments(db: TasksDb, owner: Owner, assigneeUserId: number, taskIds: number[]): Promise<AssignmentRow[]> {
+/** Assignments of these tasks held by `assigneeUserId` (by anyone when undefined). */
+export async function assigneeAssignments(db: TasksDb, owner: Owner, assigneeUserId: number | undefined, taskIds: number[]): Promise<AssignmentRow[]> {
   if (taskIds.length === 0) return [];
-  const rows = await assignments
-    .select(db, owner)
-    .select(ASSIGNMENT_COLUMNS)
-    .where('assignee_user_id', '=', String(assigneeUserId))
-    .where('task_id', 'in', taskIds.map(String))
-    .orderBy('id', 'asc')
-    .execute();
+  let query = assignments.select(db, owner).select(ASSIGNMENT_COLUMNS).where('task_id', 'in', taskIds.map(String));
+  if (assigneeUserId !== undefined) query = query.where('assignee_user_id', '=', String(assigneeUserId));
+  const rows = await query.orderBy('id', 'asc').execute();
   return rows.map((row) => toAssignment(row as RawAssignment));
 }
 

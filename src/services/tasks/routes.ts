@@ -31,6 +31,7 @@ import {
   Task,
   TaskLink,
   TransferBody,
+  UpdateAssignmentBody,
   UpdateCategoryBody,
   UpdateTaskBody,
 } from './schemas.js';
@@ -41,8 +42,15 @@ const MANAGE = 'service.tasks.manage';
 
 const STALE = ErrorReply('stale_update: the object changed since expected_updated_at.');
 const MOVE = ErrorReply('invalid_status_transition: the move is not allowed from the current status.');
-const SubmitReply = Type.Object({ submission: Submission, assignment: Assignment }, { title: 'TasksSubmitResult', additionalProperties: false });
-const ReviewReply = Type.Object({ review: Review, assignment: Assignment }, { title: 'TasksReviewResult', additionalProperties: false });
+/** The submission (or review) as created, with the assignment as it is after it beside. */
+const SubmitReply = Type.Object(
+  { ...Submission.properties, assignment: Type.Object(Assignment.properties, { additionalProperties: false, description: 'The assignment after the submission.' }) },
+  { title: 'TasksSubmitResult', additionalProperties: false },
+);
+const ReviewReply = Type.Object(
+  { ...Review.properties, assignment: Type.Object(Assignment.properties, { additionalProperties: false, description: 'The assignment after the review.' }) },
+  { title: 'TasksReviewResult', additionalProperties: false },
+);
 
 export function tasksRoutes(tasks: TasksService) {
   return async function registerTasksRoutes(app: FastifyInstance): Promise<void> {
@@ -124,7 +132,17 @@ export function tasksRoutes(tasks: TasksService) {
         summary: "A person's grade in a category, weighted by task weight",
         params: IntegerIdParams,
         querystring: Type.Object(
-          { assignee_user_id: Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Whose grades.', examples: [7] }) },
+          {
+            assignee_user_id: Type.Optional(
+              Type.Integer({
+                format: 'int64',
+                minimum: 1,
+                maximum: Number.MAX_SAFE_INTEGER,
+                description: "Whose grades; without it, every assignee's graded work together.",
+                examples: [7],
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: DataEnvelope(Rollup) },
@@ -266,6 +284,22 @@ export function tasksRoutes(tasks: TasksService) {
       tasks.reopen(ctx, request.params.id, request.body),
     );
 
+    routes.patch('/assignments/:id', {
+      config: { scope: MANAGE },
+      schema: {
+        ...assignmentTags,
+        operationId: 'tasksUpdateAssignment',
+        summary: 'Change the due date or custom fields of an assignment',
+        params: IntegerIdParams,
+        body: UpdateAssignmentBody,
+        response: {
+          200: DataEnvelope(Assignment),
+          409: ErrorReply('stale_update: the assignment changed since expected_updated_at. invalid_status_transition: a cancelled assignment keeps its due date.'),
+        },
+      },
+      handler: async (request) => ({ data: await tasks.changeDue(requestContext(request), request.params.id, request.body) }),
+    });
+
     routes.post('/assignments/:id/checklist/:itemId', {
       config: { scope: MANAGE },
       schema: {
@@ -294,7 +328,8 @@ export function tasksRoutes(tasks: TasksService) {
       },
       handler: async (request, reply) => {
         reply.code(201);
-        return { data: await tasks.submit(requestContext(request), request.params.id, request.body) };
+        const { submission, assignment } = await tasks.submit(requestContext(request), request.params.id, request.body);
+        return { data: { ...submission, assignment } };
       },
     });
 
@@ -310,7 +345,8 @@ export function tasksRoutes(tasks: TasksService) {
       },
       handler: async (request, reply) => {
         reply.code(201);
-        return { data: await tasks.review(requestContext(request), request.params.id, request.body) };
+        const { review, assignment } = await tasks.review(requestContext(request), request.params.id, request.body);
+        return { data: { ...review, assignment } };
       },
     });
 

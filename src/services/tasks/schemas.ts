@@ -127,14 +127,10 @@ export const UpdateCategoryBody = Type.Object(
 );
 export const ListCategoriesQuery = ListQuery({});
 
-export const RollupQuery = Type.Object(
-  { assignee_user_id: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'Whose grades.', examples: [7] }) },
-  { additionalProperties: false },
-);
 export const Rollup = Type.Object(
   {
     category_id: Id('Category id.'),
-    assignee_user_id: UserId('Assignee.'),
+    assignee_user_id: Nullable(UserId('Assignee; null when the rollup covers every assignee.')),
     percentage: Nullable(Type.Number({ minimum: 0, maximum: 100, description: 'Weighted by task weight; null without graded work.', examples: [86.5] })),
     tasks: Type.Array(
       Type.Object(
@@ -362,7 +358,19 @@ const Reason = Type.String({ minLength: 1, maxLength: 2000, description: 'Why.',
 
 export const AssignBody = Type.Object(
   {
-    user_ids: Type.Array(UserId('A user to assign.'), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Users to assign.', examples: [[7, 8]] }),
+    user_ids: Type.Optional(
+      Type.Array(UserId('A user to assign.'), {
+        minItems: 1,
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'Users to assign (required unless assignee_user_ids or assignee_user_id is sent).',
+        examples: [[7, 8]],
+      }),
+    ),
+    assignee_user_ids: Type.Optional(
+      Type.Array(UserId('A user to assign.'), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Same as user_ids.', examples: [[7, 8]] }),
+    ),
+    assignee_user_id: Type.Optional(UserId('One user to assign (same as user_ids: [n]).')),
     actor_user_id: ActorUserId(true),
     due_at: Type.Optional(Instant('Due override; defaults to the task due_at.')),
     group_id: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description: 'Group the assignment belongs to.', examples: [1] })),
@@ -386,11 +394,26 @@ export const ActorBody = Type.Object(
   { additionalProperties: false, examples: [{ actor_user_id: 7 }] },
 );
 export const TransferBody = Type.Object(
-  { actor_user_id: ActorUserId(true), to_user_id: UserId('New holder.'), reason: Type.Optional(Reason) },
+  {
+    actor_user_id: ActorUserId(true),
+    to_user_id: Type.Optional(UserId('New holder (required unless assignee_user_id is sent).')),
+    assignee_user_id: Type.Optional(UserId('Same as to_user_id.')),
+    reason: Type.Optional(Reason),
+  },
   { additionalProperties: false, examples: [{ actor_user_id: 1, to_user_id: 8, reason: 'On leave' }] },
 );
 export const DueBody = Type.Object(
   { due_at: Instant('New deadline.'), actor_user_id: Type.Optional(ActorUserId(false)), reason: Type.Optional(Reason) },
+  { additionalProperties: false, examples: [{ due_at: '2026-12-08T17:00:00.000Z', actor_user_id: 1, reason: 'Sick note' }] },
+);
+export const UpdateAssignmentBody = Type.Object(
+  {
+    due_at: Type.Optional(Instant('New deadline (a due_changed event; original_due_at stays).')),
+    custom_fields: Type.Optional(CustomFields),
+    actor_user_id: Type.Optional(ActorUserId(false)),
+    reason: Type.Optional(Reason),
+    expected_updated_at: ExpectedUpdatedAt,
+  },
   { additionalProperties: false, examples: [{ due_at: '2026-12-08T17:00:00.000Z', actor_user_id: 1, reason: 'Sick note' }] },
 );
 export const CheckBody = Type.Object(

@@ -53,6 +53,7 @@ const oneRow: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; scope: string; url:
   { method: 'POST', scope: MANAGE, url: (ids) => `${BASE}/tasks/${ids.task}/assignments`, body: () => ({ user_ids: [8], actor_user_id: 1 }) },
   { method: 'GET', scope: VIEW, url: (ids) => `${BASE}/assignments/${ids.assignment}` },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/start`, body: () => ({}) },
+  { method: 'PATCH', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}`, body: () => ({ custom_fields: { room: 'A1' } }) },
   { method: 'POST', scope: MANAGE, setup: openAssignment, url: (ids) => `${BASE}/assignments/${ids.assignment}/reassign`, body: () => ({ actor_user_id: 1, to_user_id: 8 }) },
   {
     method: 'POST',

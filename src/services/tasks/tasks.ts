@@ -155,7 +155,7 @@ export function createTaskRules({ tables, events, jobs }: TasksRuleDeps) {
     },
 
     /** The person's grade in a category: each task's graded assignments, weighted by task weight. */
-    async rollup(ctx: RequestContext, categoryId: string, assigneeUserId: number) {
+    async rollup(ctx: RequestContext, categoryId: string, assigneeUserId: number | undefined) {
       const category = await repository.findCategory(tables, ctx, categoryId);
       if (!category) throw notFound('Category');
       const categoryTasks = await repository.categoryTasks(tables, ctx, categoryId);
@@ -175,7 +175,7 @@ export function createTaskRules({ tables, events, jobs }: TasksRuleDeps) {
       }
       const totalWeight = rows.reduce((sum, row) => sum + row.weight, 0);
       const percentage = totalWeight > 0 ? round2(rows.reduce((sum, row) => sum + row.weight * row.percentage, 0) / totalWeight) : null;
-      return { category_id: category.id, assignee_user_id: assigneeUserId, percentage, tasks: rows };
+      return { category_id: category.id, assignee_user_id: assigneeUserId ?? null, percentage, tasks: rows };
     },
 
     // Tasks

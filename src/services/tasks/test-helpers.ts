@@ -23,10 +23,15 @@ export function fixtures(getPlatform: () => TestPlatform) {
     return { task: made, assignment };
   }
   const detail = (key: string, assignmentId: number) => send(key, 'GET', `/assignments/${assignmentId}`);
-  const submit = (key: string, assignmentId: number, body: Record<string, unknown> = {}, status = 201) =>
-    send(key, 'POST', `/assignments/${assignmentId}/submissions`, body, status);
-  const review = (key: string, submissionId: number, body: Record<string, unknown>, status = 201) =>
-    send(key, 'POST', `/submissions/${submissionId}/reviews`, { actor_user_id: 2, decision: 'approved', ...body }, status);
+  /** The reply split into the submission and the assignment beside it. */
+  async function submit(key: string, assignmentId: number, body: Record<string, unknown> = {}, status = 201) {
+    const { assignment, ...submission } = await send(key, 'POST', `/assignments/${assignmentId}/submissions`, body, status);
+    return { submission, assignment };
+  }
+  async function review(key: string, submissionId: number, body: Record<string, unknown>, status = 201) {
+    const { assignment, ...made } = await send(key, 'POST', `/submissions/${submissionId}/reviews`, { actor_user_id: 2, decision: 'approved', ...body }, status);
+    return { review: made, assignment };
+  }
   return { send, createTask, assign, taskWithAssignment, detail, submit, review };
 }
 
