@@ -53,6 +53,24 @@ describe('links', () => {
     expect((await call(platform.app, 'GET', `${BASE}/tasks/${task.id}/links`, { key })).json().meta.total).toBe(3);
   });
 
+  it('resolves a booking through the appointments service', async () => {
+    const key = await (await platform.newTenant()).key();
+    const resource = await other(key, 'POST', '/appointments/resources', { name: 'Dr Ada' });
+    const startsAt = new Date(Math.ceil((Date.now() + 30 * 24 * 3600 * 1000) / 3600000) * 3600000);
+    const booking = await other(key, 'POST', '/appointments/bookings', {
+      resource_id: resource.id,
+      starts_at: startsAt.toISOString(),
+      ends_at: new Date(startsAt.getTime() + 3600000).toISOString(),
+    });
+    const task = await createTask(key);
+    expect(await send(key, 'POST', `/tasks/${task.id}/links`, { source: 'appointments', source_id: booking.id })).toMatchObject({
+      source: 'appointments',
+      source_id: booking.id,
+      label: `Booking ${startsAt.toISOString()}`,
+      url: `/dashboard/appointments/bookings/${booking.id}`,
+    });
+  });
+
   it('refuses a record the owning service does not have, an unknown source and an unknown task', async () => {
     const key = await (await platform.newTenant()).key();
     const task = await createTask(key);
