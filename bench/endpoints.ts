@@ -165,4 +165,22 @@ export const ENDPOINTS: BenchEndpoint[] = [
         }),
       ),
   },
+  {
+    name: 'tasks tasks',
+    path: () => `${S}/tasks/tasks?limit=50`,
+    seed: (api, count) =>
+      times(count, (i) =>
+        api('POST', `${S}/tasks/tasks`, {
+          title: `Task ${i}`,
+          instructions: 'Write up the weekly report and attach the figures.',
+          priority: ['low', 'normal', 'high'][i % 3],
+          status: 'published',
+          submission_mode: 'note_or_files',
+          max_score: 10,
+          rubric: [{ id: 'accuracy', label: 'Accuracy', max_score: 10, weight: 1 }],
+          checklist: [{ id: 'c1', label: 'Attach figures', required: true, requires_file: true }],
+          custom_fields: { cost_centre: `CC-${i % 7}` },
+        }),
+      ),
+  },
 ];

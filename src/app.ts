@@ -20,6 +20,7 @@ import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
 import { appointmentsModule } from './services/appointments/index.js';
+import { tasksModule } from './services/tasks/index.js';
 import { blogsModule } from './services/blogs/index.js';
 import { catalogModule } from './services/catalog/index.js';
 import { crmModule } from './services/crm/index.js';
@@ -42,6 +43,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   paymentsModule,
   webhooksModule,
   appointmentsModule,
+  tasksModule,
 ];
 
 export interface AppDeps {

@@ -67,6 +67,13 @@ export interface WorldIds {
   appointmentAsset: string;
   appointmentBooking: string;
   appointmentCustomField: string;
+  // tasks: a category, a task in it with a checklist item, its assignment with one submission, and a link to the invoice
+  taskCategory: number;
+  task: number;
+  taskAssignment: number;
+  taskSubmission: number;
+  taskChecklistItem: string;
+  taskLink: number;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -199,6 +206,20 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     notes: `${tag} booking`,
   });
 
+  // tasks
+  const taskCategory = await send('POST', '/tasks/categories', 201, { name: `${tag} category`, grading_scheme: 'points' });
+  const task = await send('POST', '/tasks/tasks', 201, {
+    title: `${tag} task`,
+    status: 'published',
+    category_id: taskCategory.id,
+    due_at: new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString(),
+    max_score: 10,
+    checklist: [{ id: 'world-item', label: `${tag} item`, required: false }],
+  });
+  const [taskAssignment] = (await send('POST', `/tasks/tasks/${text(task.id)}/assignments`, 201, { user_ids: [7], actor_user_id: 1 })) as unknown as Data[];
+  const taskSubmission = await send('POST', `/tasks/assignments/${text(taskAssignment!.id)}/submissions`, 201, { note: `${tag} submission` });
+  const taskLink = await send('POST', `/tasks/tasks/${text(task.id)}/links`, 201, { source: 'invoicing', source_id: String(draft.id) });
+
   const ids: WorldIds = {
     contact: text(contact.id),
     company: text(company.id),
@@ -232,6 +253,12 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     appointmentAsset: text(appointmentAsset.id),
     appointmentBooking: text(appointmentBooking.id),
     appointmentCustomField: text(appointmentCustomField.id),
+    taskCategory: integer(taskCategory.id),
+    task: integer(task.id),
+    taskAssignment: integer(taskAssignment!.id),
+    taskSubmission: integer(taskSubmission.id),
+    taskChecklistItem: 'world-item',
+    taskLink: integer(taskLink.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -265,6 +292,12 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'appointments/assets': 'appointmentAsset',
   'appointments/bookings': 'appointmentBooking',
   'appointments/custom-fields': 'appointmentCustomField',
+  'tasks/categories': 'taskCategory',
+  'tasks/tasks': 'task',
+  'tasks/assignments': 'taskAssignment',
+  'tasks/submissions': 'taskSubmission',
+  'tasks/checklist': 'taskChecklistItem',
+  'tasks/links': 'taskLink',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

@@ -1,9 +1,38 @@
+import type { Owner } from '../../db/owned.js';
+import { isUuid } from '../../lib/ids.js';
+import type { RequestContext } from '../../platform/context.js';
 import type { ServiceModule } from '../module.js';
 import { appointmentsRoutes } from './routes.js';
 import { Asset, Booking, Resource, Schedule } from './schemas.js';
 import { createAppointmentsService, type AppointmentsService } from './service.js';
 
 export type { AppointmentsService } from './service.js';
+
+declare module '../registry.js' {
+  interface ServiceApis {
+    appointments: AppointmentsService & BookingLookup;
+  }
+}
+
+/** For links from other services (tasks): a booking's label (when it starts) and dashboard URL, or null when there is no such booking. */
+export interface BookingLookup {
+  describeRecord(owner: Owner, id: string): Promise<{ label: string; url: string } | null>;
+}
+
+function withBookingLookup(service: AppointmentsService): AppointmentsService & BookingLookup {
+  return Object.assign(service, {
+    async describeRecord(owner: Owner, id: string) {
+      if (!isUuid(id)) return null;
+      try {
+        const booking = await service.getBooking(owner as RequestContext, id.toLowerCase());
+        return { label: `Booking ${new Date(booking.starts_at).toISOString()}`, url: `/dashboard/appointments/bookings/${booking.id}` };
+      } catch (error) {
+        if ((error as { code?: string }).code === 'not_found') return null;
+        throw error;
+      }
+    },
+  });
+}
 
 /** Bookable resources, the assets visits are about, and bookings that never exceed a resource's capacity. */
 export const appointmentsModule: ServiceModule<AppointmentsService> = {
@@ -22,6 +51,6 @@ export const appointmentsModule: ServiceModule<AppointmentsService> = {
     { type: 'appointments.booking.cancelled', description: 'A booking was cancelled; its place is free again.', object: Booking },
     { type: 'appointments.booking.status_changed', description: 'A booking became confirmed, completed or no_show.', object: Booking },
   ],
-  create: (deps) => createAppointmentsService(deps),
+  create: (deps) => withBookingLookup(createAppointmentsService(deps)),
   routes: appointmentsRoutes,
 };

@@ -1,3 +1,6 @@
+import type { Owner } from '../../db/owned.js';
+import type { RequestContext } from '../../platform/context.js';
+import { isInt64Id } from '../../platform/http/schemas.js';
 import type { ServiceModule } from '../module.js';
 import { invoicingRoutes } from './routes.js';
 import { Approval, Invoice, RecordedPayment, Refund } from './schemas.js';
@@ -7,8 +10,28 @@ export type { InvoicingService } from './service.js';
 
 declare module '../registry.js' {
   interface ServiceApis {
-    invoicing: InvoicingService;
+    invoicing: InvoicingService & InvoiceLookup;
   }
+}
+
+/** For links from other services (tasks): an invoice's label (its number) and dashboard URL, or null when there is no such invoice. */
+export interface InvoiceLookup {
+  describeRecord(owner: Owner, id: string): Promise<{ label: string; url: string } | null>;
+}
+
+function withInvoiceLookup(service: InvoicingService): InvoicingService & InvoiceLookup {
+  return Object.assign(service, {
+    async describeRecord(owner: Owner, id: string) {
+      if (!isInt64Id(id)) return null;
+      try {
+        const invoice = await service.getInvoice(owner as RequestContext, id);
+        return { label: invoice.number, url: `/dashboard/invoicing/invoices/${invoice.id}` };
+      } catch (error) {
+        if ((error as { code?: string }).code === 'not_found') return null;
+        throw error;
+      }
+    },
+  });
 }
 
 /** Customers, invoices, payments, refunds and refund approvals. */
@@ -25,6 +48,6 @@ export const invoicingModule: ServiceModule<InvoicingService, { publicBaseUrl: s
   ],
   // Approval status URLs in 202 replies are absolute.
   settings: ({ config }) => ({ publicBaseUrl: config.publicBaseUrl }),
-  create: (deps) => createInvoicingService({ db: deps.db, events: deps.events, publicBaseUrl: deps.settings.publicBaseUrl }),
+  create: (deps) => withInvoiceLookup(createInvoicingService({ db: deps.db, events: deps.events, publicBaseUrl: deps.settings.publicBaseUrl })),
   routes: invoicingRoutes,
 };
