@@ -1853,6 +1853,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/services/outreach/messages/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the delivery status of one message (sent, delivered, failed); never moves it back */
+        post: operations["outreachSetMessageStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/services/outreach/inbound": {
         parameters: {
             query?: never;
@@ -1895,11 +1912,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a suppression */
+        /** Fetch a suppression by id or by number */
         get: operations["outreachGetSuppression"];
         put?: never;
         post?: never;
-        /** Remove a number from the suppression list */
+        /** Remove a number from the suppression list (by id or by number) */
         delete: operations["outreachDeleteSuppression"];
         options?: never;
         head?: never;
@@ -4381,12 +4398,84 @@ export interface components {
             delay: components["schemas"]["OutreachStepDelay"];
         };
         /**
+         * OutreachSendWindowInput
+         * @description When messages may go out, in the sequence time zone: days and a start and end (start/end, start_time/end_time or start_hour/end_hour).
+         * @example {
+         *       "days": [
+         *         "monday",
+         *         "tuesday",
+         *         "wednesday",
+         *         "thursday",
+         *         "friday"
+         *       ],
+         *       "start": "09:00",
+         *       "end": "17:00"
+         *     }
+         */
+        OutreachSendWindowInput: {
+            /**
+             * @description Days messages may go out on: names or numbers (1 Monday ... 7 or 0 Sunday); default every day.
+             * @example [
+             *       "monday",
+             *       "friday"
+             *     ]
+             */
+            days?: (string | number)[];
+            /**
+             * @description Local opening time HH:MM (H:MM and HH:MM:SS accepted).
+             * @example 09:00
+             */
+            start?: string;
+            /**
+             * @description Local closing time HH:MM, exclusive, after start; 24:00 is the end of the day.
+             * @example 17:00
+             */
+            end?: string;
+            /**
+             * @description Same as start.
+             * @example 09:00
+             */
+            start_time?: string;
+            /**
+             * @description Same as end.
+             * @example 17:00
+             */
+            end_time?: string;
+            /**
+             * Format: int32
+             * @description Opening hour 0-23, instead of start.
+             * @example 9
+             */
+            start_hour?: number;
+            /**
+             * Format: int32
+             * @description Closing hour 1-24, instead of end.
+             * @example 17
+             */
+            end_hour?: number;
+        };
+        /** OutreachStep */
+        OutreachStep: {
+            /**
+             * Format: int32
+             * @description Place in the sequence, counted from 0.
+             * @example 0
+             */
+            position: number;
+            /**
+             * @description Message text with placeholders.
+             * @example Hi {{display_name}}, thanks for your interest!
+             */
+            body: string;
+            delay: components["schemas"]["OutreachStepDelay"];
+        };
+        /**
          * OutreachSendWindow
          * @description When messages may go out, in the sequence time zone; null means any time.
          */
         OutreachSendWindow: {
             /**
-             * @description Days of the week messages may go out on.
+             * @description Days of the week messages may go out on, Monday first.
              * @example [
              *       "monday",
              *       "tuesday",
@@ -4406,21 +4495,6 @@ export interface components {
              * @example 17:00
              */
             end: string;
-        };
-        /** OutreachStep */
-        OutreachStep: {
-            /**
-             * Format: int32
-             * @description Place in the sequence, counted from 0.
-             * @example 0
-             */
-            position: number;
-            /**
-             * @description Message text with placeholders.
-             * @example Hi {{display_name}}, thanks for your interest!
-             */
-            body: string;
-            delay: components["schemas"]["OutreachStepDelay"];
         };
         /**
          * OutreachSequenceCounts
@@ -26947,7 +27021,7 @@ export interface operations {
                      *     ]
                      */
                     steps: components["schemas"]["OutreachStepInput"][];
-                    send_window?: components["schemas"]["OutreachSendWindow"] | null;
+                    send_window?: components["schemas"]["OutreachSendWindowInput"] | null;
                     /**
                      * @description IANA time zone of the send window; default UTC.
                      * @example America/New_York
@@ -27434,7 +27508,7 @@ export interface operations {
                      *     ]
                      */
                     steps?: components["schemas"]["OutreachStepInput"][];
-                    send_window?: components["schemas"]["OutreachSendWindow"] | null;
+                    send_window?: components["schemas"]["OutreachSendWindowInput"] | null;
                     /**
                      * @description IANA time zone the send window is read in (canonical or link: UTC, Europe/London, Asia/Calcutta).
                      * @example America/New_York
@@ -28243,6 +28317,16 @@ export interface operations {
                  */
                 address?: string;
                 /**
+                 * @description Only messages to this number (normalised to E.164).
+                 * @example +14155550123
+                 */
+                to?: string;
+                /**
+                 * @description Only messages from this number (normalised to E.164).
+                 * @example +14155550123
+                 */
+                from?: string;
+                /**
                  * @description Only this direction.
                  * @example outbound
                  */
@@ -28525,6 +28609,191 @@ export interface operations {
                      * @example SM0123456789abcdef0123456789abcdef
                      */
                     provider_message_id?: string;
+                    /**
+                     * @description New delivery status; undelivered reads as failed.
+                     * @example delivered
+                     * @enum {unknown}
+                     */
+                    status: "queued" | "sent" | "delivered" | "failed" | "undelivered";
+                    /**
+                     * @description Provider error text when failed.
+                     * @example 30003: Unreachable destination handset
+                     */
+                    error_message?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The outreach message. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OutreachMessage"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    outreachSetMessageStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "delivered"
+                 *     }
+                 */
+                "application/json": {
                     /**
                      * @description New delivery status; undelivered reads as failed.
                      * @example delivered
@@ -29206,7 +29475,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                /** @description The suppression id, or the suppressed number itself (URL-encoded, + as %2B). */
                 id: string;
             };
             cookie?: never;
@@ -29339,7 +29608,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c */
+                /** @description The suppression id, or the suppressed number itself (URL-encoded, + as %2B). */
                 id: string;
             };
             cookie?: never;

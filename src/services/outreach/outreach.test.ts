@@ -101,6 +101,38 @@ describe('sequences', () => {
     }
   });
 
+  it('reads a send window written with day numbers, abbreviations or hours, and returns it in one shape', async () => {
+    const key = await newKey();
+    const shapes: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [
+        { days: [5, 1, 1], start: '9:00', end: '17:00:00' },
+        { days: ['monday', 'friday'], start: '09:00', end: '17:00' },
+      ],
+      [
+        { days: ['Sat', 'SU', 0], start_time: '08:30', end_time: '24:00' },
+        { days: ['saturday', 'sunday'], start: '08:30', end: '24:00' },
+      ],
+      [
+        { start_hour: 9, end_hour: 17 },
+        { days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], start: '09:00', end: '17:00' },
+      ],
+    ];
+    for (const [input, stored] of shapes) expect((await createSequence(key, { send_window: input })).send_window).toEqual(stored);
+    for (const [window, path] of [
+      [{ days: ['monday'], end: '17:00' }, 'send_window.start'],
+      [{ days: ['monday'], start: '24:00', end: '24:00' }, 'send_window.start'],
+      [{ days: ['monday'], start: '09:00', end: '09:00' }, 'send_window.end'],
+      [{ days: [8], start: '09:00', end: '17:00' }, 'send_window.days[0]'],
+    ] as const) {
+      const error = expectError(
+        await call(platform.app, 'POST', `${BASE}/sequences`, { key, body: { name: 'X', steps: THREE_STEPS, send_window: window } }),
+        400,
+        'validation_failed',
+      );
+      expect(error.details.map((detail) => detail.path)).toContain(path);
+    }
+  });
+
   it('updates fields, guards stale writes, lists newest first with a status filter', async () => {
     const key = await newKey();
     const first = await createSequence(key, { name: 'First' });
@@ -294,6 +326,9 @@ describe('inbound messages and the suppression list', () => {
     expect((await send(key, 'GET', `/sequences/${one.id}/enrollments/${other.id}`)).data.status).toBe('active');
     const inbound = await send(key, 'GET', '/messages?direction=inbound&address=%2B14155550123');
     expect(inbound.data).toEqual([result.message]);
+    expect((await send(key, 'GET', '/messages?from=%2B14155550123')).data).toEqual([result.message]);
+    expect((await send(key, 'GET', '/messages?to=%2B14155550123')).data).toEqual([]);
+    expect((await send(key, 'GET', '/messages?to=not-a-number')).data).toEqual([]);
   });
 
   it('STOP-family keywords suppress the number and exit with opted_out; START and UNSTOP remove it', async () => {
@@ -331,7 +366,10 @@ describe('inbound messages and the suppression list', () => {
     expect((await send(key, 'GET', '/suppressions?address=%2B1%20415%20555%200123')).data).toEqual([added]);
     expect((await send(key, 'GET', '/suppressions?reason=opted_out')).data).toEqual([]);
     expect((await send(key, 'GET', `/suppressions/${added.id}`)).data).toEqual(added);
-    expect((await send(key, 'DELETE', `/suppressions/${added.id}`)).data).toEqual({ id: added.id, address: '+14155550123', deleted: true });
+    expect((await send(key, 'GET', `/suppressions/${encodeURIComponent('+14155550123')}`)).data).toEqual(added);
+    expectError(await call(platform.app, 'GET', `${BASE}/suppressions/${encodeURIComponent('+14155550000')}`, { key }), 404, 'not_found');
+    expect((await send(key, 'DELETE', `/suppressions/${encodeURIComponent('+1 415 555 0123')}`)).data).toEqual({ id: added.id, address: '+14155550123', deleted: true });
+    expectError(await call(platform.app, 'DELETE', `${BASE}/suppressions/${encodeURIComponent('+14155550123')}`, { key }), 404, 'not_found');
     expectError(await call(platform.app, 'DELETE', `${BASE}/suppressions/${added.id}`, { key }), 404, 'not_found');
     expectError(await call(platform.app, 'POST', `${BASE}/suppressions`, { key, body: { address: 'x' } }), 400, 'validation_failed');
   });
@@ -375,6 +413,7 @@ const oneRowRoutes: Array<{ method: 'GET' | 'PATCH' | 'DELETE' | 'POST'; scope: 
   { method: 'GET', scope: VIEW, url: (w) => `${BASE}/sequences/${w.sequence.id}/enrollments/${w.enrollment.id}` },
   { method: 'DELETE', scope: MANAGE, url: (w) => `${BASE}/sequences/${w.sequence.id}/enrollments/${w.enrollment.id}` },
   { method: 'GET', scope: VIEW, url: (w) => `${BASE}/messages/${w.message.id}` },
+  { method: 'POST', scope: MANAGE, url: (w) => `${BASE}/messages/${w.sent.id}/status`, body: () => ({ status: 'delivered' }) },
   { method: 'GET', scope: VIEW, url: (w) => `${BASE}/suppressions/${w.suppression.id}` },
   { method: 'DELETE', scope: MANAGE, url: (w) => `${BASE}/suppressions/${w.suppression.id}` },
 ];

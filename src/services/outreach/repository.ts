@@ -303,6 +303,8 @@ export type MessageFilters = {
   sequenceId?: string;
   enrollmentId?: string;
   address?: string;
+  to?: string;
+  from?: string;
   direction?: 'outbound' | 'inbound';
   status?: MessageStatus;
 };
@@ -312,6 +314,8 @@ const messageList = messages.list<MessageFilters, MessageRow>({
     sequenceId: (eb, sequenceId) => eb('sequence_id', '=', sequenceId),
     enrollmentId: (eb, enrollmentId) => eb('enrollment_id', '=', enrollmentId),
     address: (eb, address) => eb.or([eb('to_address', '=', address), eb('from_address', '=', address)]),
+    to: (eb, to) => eb('to_address', '=', to),
+    from: (eb, from) => eb('from_address', '=', from),
     direction: (eb, direction) => eb('direction', '=', direction),
     status: (eb, status) => eb('status', '=', status),
   },

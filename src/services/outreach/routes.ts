@@ -19,10 +19,12 @@ import {
   ListSequencesQuery,
   ListSuppressionsQuery,
   Message,
+  MessageStatusBody,
   Sequence,
   SequenceParams,
   StatusCallbackBody,
   Suppression,
+  SuppressionParams,
   UpdateSequenceBody,
 } from './schemas.js';
 import type { OutreachService } from './service.js';
@@ -190,6 +192,19 @@ export function outreachRoutes(outreach: OutreachService) {
       handler: async (request) => ({ data: await outreach.recordStatus(requestContext(request), request.body) }),
     });
 
+    routes.post('/messages/:id/status', {
+      config: { scope: MANAGE },
+      schema: {
+        ...messages,
+        operationId: 'outreachSetMessageStatus',
+        summary: 'Record the delivery status of one message (sent, delivered, failed); never moves it back',
+        params: IdParams,
+        body: MessageStatusBody,
+        response: { 200: DataEnvelope(Message) },
+      },
+      handler: async (request) => ({ data: await outreach.recordStatus(requestContext(request), { message_id: request.params.id, ...request.body }) }),
+    });
+
     routes.post('/inbound', {
       config: { scope: MANAGE },
       schema: {
@@ -238,7 +253,13 @@ export function outreachRoutes(outreach: OutreachService) {
 
     routes.get('/suppressions/:id', {
       config: { scope: VIEW },
-      schema: { ...suppressions, operationId: 'outreachGetSuppression', summary: 'Fetch a suppression', params: IdParams, response: { 200: DataEnvelope(Suppression) } },
+      schema: {
+        ...suppressions,
+        operationId: 'outreachGetSuppression',
+        summary: 'Fetch a suppression by id or by number',
+        params: SuppressionParams,
+        response: { 200: DataEnvelope(Suppression) },
+      },
       handler: async (request) => ({ data: await outreach.getSuppression(requestContext(request), request.params.id) }),
     });
 
@@ -247,8 +268,8 @@ export function outreachRoutes(outreach: OutreachService) {
       schema: {
         ...suppressions,
         operationId: 'outreachDeleteSuppression',
-        summary: 'Remove a number from the suppression list',
-        params: IdParams,
+        summary: 'Remove a number from the suppression list (by id or by number)',
+        params: SuppressionParams,
         response: { 200: DataEnvelope(DeletedSuppression) },
       },
       handler: async (request) => ({ data: await outreach.deleteSuppression(requestContext(request), request.params.id) }),

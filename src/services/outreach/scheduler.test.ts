@@ -276,6 +276,7 @@ describe('delivery status', () => {
     const delivered = (await send(key, 'POST', '/status-callbacks', { provider_message_id: first!.provider_message_id, status: 'delivered' })).data;
     expect(delivered).toMatchObject({ id: first!.id, status: 'delivered' });
     expect((await send(key, 'POST', '/status-callbacks', { message_id: first!.id, status: 'sent' })).data.status).toBe('delivered');
+    expect((await send(key, 'POST', `/messages/${first!.id}/status`, { status: 'failed' })).data).toEqual(delivered);
     const failed = (await send(key, 'POST', '/status-callbacks', { message_id: second!.id, status: 'undelivered', error_message: '30003: Unreachable destination handset' })).data;
     expect(failed).toMatchObject({ status: 'failed', error: '30003: Unreachable destination handset' });
     expect((await send(key, 'GET', `/messages/${second!.id}`)).data).toEqual(failed);
@@ -283,5 +284,10 @@ describe('delivery status', () => {
     expect((await send(key, 'GET', '/messages?direction=outbound&address=%2B14155550124')).data.map((message: MessageData) => message.id)).toEqual([second!.id]);
     expectError(await call(platform.app, 'POST', `${BASE}/status-callbacks`, { key, body: { provider_message_id: 'SMunknown', status: 'delivered' } }), 404, 'not_found');
     expectError(await call(platform.app, 'POST', `${BASE}/status-callbacks`, { key, body: { status: 'delivered' } }), 400, 'validation_failed');
+    expectError(await call(platform.app, 'POST', `${BASE}/messages/00000000-0000-4000-8000-000000000000/status`, { key, body: { status: 'delivered' } }), 404, 'not_found');
+    const third = await enroll(key, sequence.id, '+14155550125');
+    await runner.runDue();
+    const [queuedThenDelivered] = await messagesOf(key, third.id);
+    expect((await send(key, 'POST', `/messages/${queuedThenDelivered!.id}/status`, { status: 'delivered' })).data).toMatchObject({ status: 'delivered' });
   });
 });

@@ -67,14 +67,49 @@ export const SendWindow = Type.Object(
     days: Type.Array(Literals(WEEKDAYS, 'Day of the week.', 'monday'), {
       minItems: 1,
       maxItems: 7,
-      uniqueItems: true,
-      description: 'Days of the week messages may go out on.',
+      description: 'Days of the week messages may go out on, Monday first.',
       examples: [['monday', 'tuesday', 'wednesday', 'thursday', 'friday']],
     }),
     start: Time,
     end: Type.String({ ...Time, description: 'Local time the window closes (exclusive), after start.', examples: ['17:00'] }),
   },
   { title: 'OutreachSendWindow', additionalProperties: false, description: 'When messages may go out, in the sequence time zone; null means any time.' },
+);
+
+const TimeInput = (description: string, example: string) =>
+  Type.String({ pattern: '^([01]?[0-9]|2[0-4]):[0-5][0-9](:[0-5][0-9])?$', maxLength: 8, description, examples: [example] });
+const HourInput = (description: string, minimum: number, maximum: number, example: number) => Type.Integer({ format: 'int32', minimum, maximum, description, examples: [example] });
+
+/** The send window as clients may write it; stored and returned in the one shape of SendWindow. */
+export const SendWindowInput = Type.Object(
+  {
+    days: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Type.String({ minLength: 2, maxLength: 9, pattern: '^[A-Za-z]+$', description: 'A day name, full or abbreviated, any case (monday, Mon, tu).' }),
+          Type.Integer({ format: 'int32', minimum: 0, maximum: 7, description: 'A day number: 1 Monday ... 7 Sunday (0 is Sunday too).' }),
+        ]),
+        {
+          minItems: 1,
+          maxItems: 7,
+          description: 'Days messages may go out on: names or numbers (1 Monday ... 7 or 0 Sunday); default every day.',
+          examples: [['monday', 'friday']],
+        },
+      ),
+    ),
+    start: Type.Optional(TimeInput('Local opening time HH:MM (H:MM and HH:MM:SS accepted).', '09:00')),
+    end: Type.Optional(TimeInput('Local closing time HH:MM, exclusive, after start; 24:00 is the end of the day.', '17:00')),
+    start_time: Type.Optional(TimeInput('Same as start.', '09:00')),
+    end_time: Type.Optional(TimeInput('Same as end.', '17:00')),
+    start_hour: Type.Optional(HourInput('Opening hour 0-23, instead of start.', 0, 23, 9)),
+    end_hour: Type.Optional(HourInput('Closing hour 1-24, instead of end.', 1, 24, 17)),
+  },
+  {
+    title: 'OutreachSendWindowInput',
+    additionalProperties: false,
+    description: 'When messages may go out, in the sequence time zone: days and a start and end (start/end, start_time/end_time or start_hour/end_hour).',
+    examples: [{ days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], start: '09:00', end: '17:00' }],
+  },
 );
 
 const Count = (description: string) => Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description, examples: [3] });
@@ -118,7 +153,7 @@ export const CreateSequenceBody = Type.Object(
     name: Name,
     status: Type.Optional(Literals(SEQUENCE_STATUSES, 'Default active.', 'active')),
     steps: Steps,
-    send_window: Type.Optional(Nullable(SendWindow)),
+    send_window: Type.Optional(Nullable(SendWindowInput)),
     timezone: Type.Optional(Type.String({ ...TimeZone, description: 'IANA time zone of the send window; default UTC.' })),
   },
   {
@@ -139,7 +174,7 @@ export const UpdateSequenceBody = Type.Object(
     name: Type.Optional(Name),
     status: Type.Optional(SequenceStatus),
     steps: Type.Optional(Steps),
-    send_window: Type.Optional(Nullable(SendWindow)),
+    send_window: Type.Optional(Nullable(SendWindowInput)),
     timezone: Type.Optional(TimeZone),
     expected_updated_at: ExpectedUpdatedAt,
   },
@@ -244,11 +279,31 @@ export const ListMessagesQuery = ListQuery({
   sequence_id: Type.Optional(Id('Only messages of this sequence.')),
   enrollment_id: Type.Optional(Id('Only messages of this enrollment.')),
   address: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only messages to or from this number (normalised to E.164).', examples: ['+14155550123'] })),
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only messages to this number (normalised to E.164).', examples: ['+14155550123'] })),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only messages from this number (normalised to E.164).', examples: ['+14155550123'] })),
   direction: Type.Optional(Literals(['outbound', 'inbound'] as const, 'Only this direction.', 'outbound')),
   status: Type.Optional(MessageStatus),
 });
 
 export const MessageParams = PathParams({ id: UuidParam });
+
+export const SuppressionParams = PathParams({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 40,
+    pattern: '^[0-9A-Za-z+ ().-]+$',
+    description: 'The suppression id, or the suppressed number itself (URL-encoded, + as %2B).',
+    examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c', '%2B14155550123'],
+  }),
+});
+
+export const MessageStatusBody = Type.Object(
+  {
+    status: Type.Enum(['queued', 'sent', 'delivered', 'failed', 'undelivered'], { description: 'New delivery status; undelivered reads as failed.', examples: ['delivered'] }),
+    error_message: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'Provider error text when failed.', examples: ['30003: Unreachable destination handset'] }))),
+  },
+  { additionalProperties: false, examples: [{ status: 'delivered' }] },
+);
 
 export const InboundBody = Type.Object(
   {
@@ -331,7 +386,9 @@ export type InboundResultView = Static<typeof InboundResult>;
 export type CreateSequenceInput = Static<typeof CreateSequenceBody>;
 export type UpdateSequenceInput = Static<typeof UpdateSequenceBody>;
 export type CreateEnrollmentInput = Static<typeof CreateEnrollmentBody>;
+export type SendWindowInputValue = Static<typeof SendWindowInput>;
 export type InboundInput = Static<typeof InboundBody>;
 export type CreateSuppressionInput = Static<typeof CreateSuppressionBody>;
 export type StatusCallbackInput = Static<typeof StatusCallbackBody>;
+export type MessageStatusInput = Static<typeof MessageStatusBody>;
 export type ListMessagesInput = Static<typeof ListMessagesQuery>;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../db/paging.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { isTimeZone } from '../../lib/zones.js';
 import { assertFresh, nextUpdatedAt } from '../../platform/concurrency.js';
 import type { RequestContext } from '../../platform/context.js';
@@ -22,12 +22,13 @@ import type {
   InboundResultView,
   ListMessagesInput,
   MessageView,
+  SendWindowInputValue,
   SequenceView,
   StatusCallbackInput,
   SuppressionView,
   UpdateSequenceInput,
 } from './schemas.js';
-import type { EnrollmentStatus, MessageStatus, SendWindow, SequenceStatus, Step } from './tables.js';
+import { WEEKDAYS, type EnrollmentStatus, type MessageStatus, type SendWindow, type SequenceStatus, type Step, type Weekday } from './tables.js';
 import { dueAt, PLACEHOLDER, PLACEHOLDER_NAMES } from './window.js';
 
 /** Keywords that opt a number out (Twilio's default opt-out list), and back in. */
@@ -62,14 +63,41 @@ function cleanName(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
-function checkSequenceFields(input: { steps?: Step[]; send_window?: SendWindow | null; timezone?: string }): void {
+/** The send window in its one stored shape: days Monday first, start and end as HH:MM; 400 details for what is wrong. */
+function normalizeWindow(input: SendWindowInputValue, details: ErrorDetail[]): SendWindow | undefined {
+  const days = new Set<Weekday>();
+  (input.days ?? [...WEEKDAYS]).forEach((day, index) => {
+    const found = typeof day === 'number' ? SUNDAY_FIRST[day % 7] : WEEKDAYS.find((name) => name.startsWith(day.toLowerCase()));
+    if (found) days.add(found);
+    else details.push({ path: `send_window.days[${index}]`, code: 'invalid_day', message: `${String(day)} is not a day of the week.` });
+  });
+  const time = (text: string | undefined, hour: number | undefined): string | undefined => {
+    if (text !== undefined) {
+      const [hours, minutes, seconds] = text.split(':');
+      if (seconds !== undefined && seconds !== '00') return 'invalid';
+      return `${hours!.padStart(2, '0')}:${minutes}`;
+    }
+    return hour === undefined ? undefined : `${String(hour).padStart(2, '0')}:00`;
+  };
+  const start = time(input.start ?? input.start_time, input.start_hour);
+  const end = time(input.end ?? input.end_time, input.end_hour);
+  if (start === undefined) details.push({ path: 'send_window.start', code: 'required', message: 'send_window needs start (HH:MM).' });
+  else if (start === 'invalid' || start >= '24:00')
+    details.push({ path: 'send_window.start', code: 'invalid_time', message: 'send_window.start must be a time from 00:00 to 23:59.' });
+  if (end === undefined) details.push({ path: 'send_window.end', code: 'required', message: 'send_window needs end (HH:MM).' });
+  else if (end === 'invalid' || end > '24:00') details.push({ path: 'send_window.end', code: 'invalid_time', message: 'send_window.end must be a time from 00:01 to 24:00.' });
+  else if (start !== undefined && end <= start) details.push({ path: 'send_window.end', code: 'invalid_range', message: 'send_window.end must be after send_window.start.' });
+  if (details.length > 0) return undefined;
+  return { days: WEEKDAYS.filter((day) => days.has(day)), start: start!, end: end! };
+}
+
+const SUNDAY_FIRST: Weekday[] = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** Checks what the schema cannot and returns the send window in its stored shape (undefined: not sent). */
+function checkSequenceFields(input: { steps?: Step[]; send_window?: SendWindowInputValue | null; timezone?: string }): SendWindow | null | undefined {
   const details: ErrorDetail[] = [];
   if (input.timezone !== undefined && !isTimeZone(input.timezone)) details.push({ path: 'timezone', code: 'invalid_timezone', message: 'timezone is not an IANA time zone.' });
-  if (input.send_window && input.send_window.end <= input.send_window.start && input.send_window.end !== '24:00') {
-    details.push({ path: 'send_window.end', code: 'invalid_range', message: 'send_window.end must be after send_window.start.' });
-  }
-  if (input.send_window && input.send_window.start === '24:00')
-    details.push({ path: 'send_window.start', code: 'invalid_range', message: 'send_window.start must be before 24:00.' });
+  const window = input.send_window ? normalizeWindow(input.send_window, details) : input.send_window;
   input.steps?.forEach((step, index) => {
     for (const match of step.body.matchAll(PLACEHOLDER)) {
       if (!PLACEHOLDER_NAMES.includes(match[1]!)) {
@@ -82,6 +110,14 @@ function checkSequenceFields(input: { steps?: Step[]; send_window?: SendWindow |
     }
   });
   if (details.length > 0) throw validationFailed(details, details[0]!.message);
+  return window;
+}
+
+/** A suppression by its id or by the number itself (any spelling). */
+async function findSuppression(db: OutreachDb, ctx: RequestContext, idOrNumber: string) {
+  if (isUuid(idOrNumber)) return repository.findSuppression(db, ctx, idOrNumber);
+  const number = normalizePhone(idOrNumber);
+  return number === undefined ? undefined : repository.findSuppressionByAddress(db, ctx, number);
 }
 
 const cleanSteps = (steps: Step[]): Step[] => steps.map((step) => ({ body: step.body, delay: { amount: step.delay.amount, unit: step.delay.unit } }));
@@ -122,14 +158,14 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
     // Sequences
 
     async createSequence(ctx: RequestContext, input: CreateSequenceInput): Promise<SequenceView> {
-      checkSequenceFields(input);
+      const window = checkSequenceFields(input);
       return inTransaction(async (tx) => {
         const row = await repository.insertSequence(tx, ctx, {
           id: newId(),
           name: input.name.trim(),
           status: input.status ?? 'active',
           steps: cleanSteps(input.steps),
-          send_window: input.send_window ?? null,
+          send_window: window ?? null,
           timezone: input.timezone ?? 'UTC',
           created_at: ctx.now,
           updated_at: ctx.now,
@@ -155,7 +191,7 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
     },
 
     async updateSequence(ctx: RequestContext, id: string, input: UpdateSequenceInput): Promise<SequenceView> {
-      checkSequenceFields(input);
+      const window = checkSequenceFields(input);
       return inTransaction(async (tx, jobsDb) => {
         const current = await requireSequence(tx, ctx, id, { forUpdate: true });
         assertFresh(input.expected_updated_at, current.updated_at);
@@ -163,7 +199,7 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
           ...(input.status !== undefined ? { status: input.status } : {}),
           ...(input.steps !== undefined ? { steps: cleanSteps(input.steps) } : {}),
-          ...(input.send_window !== undefined ? { send_window: input.send_window } : {}),
+          ...(window !== undefined ? { send_window: window } : {}),
           ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
           updated_at: nextUpdatedAt(current.updated_at, ctx.now),
         });
@@ -289,10 +325,12 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
         direction: filters.direction,
         status: filters.status,
       };
-      if (filters.address !== undefined) {
-        const address = normalizePhone(filters.address);
-        if (!address) return { rows: [], total: 0 };
-        query.address = address;
+      for (const name of ['address', 'to', 'from'] as const) {
+        const value = filters[name];
+        if (value === undefined) continue;
+        const number = normalizePhone(value);
+        if (!number) return { rows: [], total: 0 };
+        query[name] = number;
       }
       const { rows, total } = await repository.listMessages(tables, ctx, query, page);
       return { rows: rows.map(presentMessage), total };
@@ -309,6 +347,7 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
       if ((input.message_id === undefined) === (input.provider_message_id === undefined)) {
         throw invalidField('message_id', 'required', 'Send exactly one of message_id and provider_message_id.');
       }
+      if (input.message_id !== undefined && !isUuid(input.message_id)) throw notFound('Message');
       const status: MessageStatus = input.status === 'undelivered' ? 'failed' : input.status;
       return inTransaction(async (tx) => {
         const row = await repository.findMessageForUpdate(tx, ctx, { id: input.message_id, providerMessageId: input.provider_message_id });
@@ -400,18 +439,19 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
       });
     },
 
-    async getSuppression(ctx: RequestContext, id: string): Promise<SuppressionView> {
-      const row = await repository.findSuppression(tables, ctx, id);
+    async getSuppression(ctx: RequestContext, idOrNumber: string): Promise<SuppressionView> {
+      const row = await findSuppression(tables, ctx, idOrNumber);
       if (!row) throw notFound('Suppression');
       return presentSuppression(row);
     },
 
-    async deleteSuppression(ctx: RequestContext, id: string): Promise<{ id: string; address: string; deleted: true }> {
+    async deleteSuppression(ctx: RequestContext, idOrNumber: string): Promise<{ id: string; address: string; deleted: true }> {
       return inTransaction(async (tx) => {
-        const removed = await repository.deleteSuppression(tx, ctx, id);
+        const found = await findSuppression(tx, ctx, idOrNumber);
+        const removed = found && (await repository.deleteSuppression(tx, ctx, found.id));
         if (!removed) throw notFound('Suppression');
         await events.record(tx, ctx, 'outreach.suppression.deleted', presentSuppression(removed));
-        return { id, address: removed.address, deleted: true as const };
+        return { id: removed.id, address: removed.address, deleted: true as const };
       });
     },
   };
