@@ -295,8 +295,11 @@ export function createOutreachService({ db, jobs, events }: OutreachDeps) {
     },
 
     async listEnrollments(ctx: RequestContext, sequenceId: string, filters: { status?: EnrollmentStatus }, page: PageRequest) {
-      await requireSequence(tables, ctx, sequenceId);
-      const { rows, total } = await repository.listEnrollments(tables, ctx, { sequenceId, status: filters.status }, page);
+      // The sequence check and the page run side by side: an unknown sequence has no rows anyway.
+      const [, { rows, total }] = await Promise.all([
+        requireSequence(tables, ctx, sequenceId),
+        repository.listEnrollments(tables, ctx, { sequenceId, status: filters.status }, page),
+      ]);
       return { rows: rows.map(presentEnrollment), total };
     },
 
