@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import { ownedTables, type Owner } from '../../db/owned.js';
+import { ownedTables, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import type {
   EnrollmentSource,
@@ -168,7 +168,7 @@ export interface EnrollmentRow {
   updated_at: Date;
 }
 
-export type NewEnrollment = Omit<OutreachEnrollmentsTable, 'tenant_id' | 'mode'>;
+export type NewEnrollment = OwnedRow<OutreachEnrollmentsTable>;
 
 /** Inserts the enrollment unless the person is already active in the sequence; undefined then. */
 export async function insertEnrollment(db: OutreachDb, owner: Owner, row: NewEnrollment): Promise<EnrollmentRow | undefined> {
@@ -256,7 +256,7 @@ const MESSAGE_COLUMNS = [
   'updated_at',
 ] as const;
 
-export type MessageRow = Omit<OutreachMessagesTable, 'tenant_id' | 'mode'>;
+export type MessageRow = OwnedRow<OutreachMessagesTable>;
 
 /** Inserts an outbound step message unless that step of the enrollment already has one; undefined then. */
 export async function insertStepMessage(db: OutreachDb, owner: Owner, row: MessageRow): Promise<MessageRow | undefined> {
