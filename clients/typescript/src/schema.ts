@@ -28993,6 +28993,11 @@ export interface operations {
                      * @example STOP
                      */
                     body: string;
+                    /**
+                     * @description The provider id of the message (Twilio MessageSid): the same id sent again is recorded and acted on once.
+                     * @example SM0123456789abcdef0123456789abcdef
+                     */
+                    provider_message_id?: string;
                 };
             };
         };

@@ -85,8 +85,10 @@ export function createMessageRules({ events }: OutreachDeps, { tables, inTransac
       const from = phone('from', input.from);
       const to = normalizePhone(input.to) ?? input.to.trim();
       const keyword = keywordOf(input.body);
+      const provider = ctx.mode === 'live' ? 'twilio' : 'sandbox';
+      const action = START_KEYWORDS.has(keyword) ? 'opted_in' : STOP_KEYWORDS.has(keyword) ? 'opted_out' : 'replied';
       return inTransaction(async (tx) => {
-        const message = await repository.insertMessage(tx, ctx, {
+        const message = await repository.insertInboundMessage(tx, ctx, {
           id: newId(),
           direction: 'inbound',
           sequence_id: null,
@@ -96,16 +98,22 @@ export function createMessageRules({ events }: OutreachDeps, { tables, inTransac
           to_address: to,
           body: input.body,
           status: 'received',
-          provider: ctx.mode === 'live' ? 'twilio' : 'sandbox',
-          provider_message_id: null,
+          provider,
+          provider_message_id: input.provider_message_id ?? null,
           error: null,
           attempts: 0,
           created_at: ctx.now,
           sent_at: null,
           updated_at: ctx.now,
         });
+        if (!message) {
+          // The same provider message again (a retried webhook): acted on already.
+          const recorded = (await repository.findByProviderId(tx, ctx, provider, input.provider_message_id!))!;
+          const suppressed = (await repository.findSuppressionByAddress(tx, ctx, from)) !== undefined;
+          return { message: presentMessage(recorded), action, exited: 0, suppressed };
+        }
         await events.record(tx, ctx, 'outreach.message.received', presentMessage(message));
-        if (START_KEYWORDS.has(keyword)) {
+        if (action === 'opted_in') {
           const listed = await repository.findSuppressionByAddress(tx, ctx, from);
           if (listed) {
             await repository.deleteSuppression(tx, ctx, listed.id);
@@ -113,7 +121,7 @@ export function createMessageRules({ events }: OutreachDeps, { tables, inTransac
           }
           return { message: presentMessage(message), action: 'opted_in', exited: 0, suppressed: false };
         }
-        const optOut = STOP_KEYWORDS.has(keyword);
+        const optOut = action === 'opted_out';
         if (optOut) {
           const added = await repository.insertSuppression(tx, ctx, { id: newId(), address: from, reason: 'opted_out', note: null, created_at: ctx.now });
           if (added) await events.record(tx, ctx, 'outreach.suppression.created', presentSuppression(added));
@@ -121,7 +129,7 @@ export function createMessageRules({ events }: OutreachDeps, { tables, inTransac
         const active = await repository.activeEnrollmentsOf(tx, ctx, from);
         for (const row of active) await exitEnrollment(tx, ctx, row, optOut ? 'opted_out' : 'replied');
         const suppressed = optOut || (await repository.findSuppressionByAddress(tx, ctx, from)) !== undefined;
-        return { message: presentMessage(message), action: optOut ? 'opted_out' : 'replied', exited: active.length, suppressed };
+        return { message: presentMessage(message), action, exited: active.length, suppressed };
       });
     },
   };

@@ -374,6 +374,20 @@ describe('inbound messages and the suppression list', () => {
     expectError(await call(platform.app, 'POST', `${BASE}/suppressions`, { key, body: { address: 'x' } }), 400, 'validation_failed');
   });
 
+  it('acts once on an inbound message sent twice with the same provider_message_id', async () => {
+    const key = await newKey();
+    const sequence = await createSequence(key);
+    await enroll(key, sequence.id, { address: '+14155550123' });
+    const body = { from: '+14155550123', to: '+15005550006', body: 'STOP', provider_message_id: 'SMabc123' };
+    const first = (await send(key, 'POST', '/inbound', body)).data;
+    expect(first).toMatchObject({ action: 'opted_out', exited: 1, suppressed: true, message: { provider_message_id: 'SMabc123' } });
+    const again = (await send(key, 'POST', '/inbound', body)).data;
+    expect(again).toEqual({ ...first, exited: 0 });
+    expect((await send(key, 'GET', '/messages?direction=inbound')).meta.total).toBe(1);
+    const other = await newKey();
+    expect((await send(other, 'POST', '/inbound', body)).data.message.id).not.toBe(first.message.id);
+  });
+
   it('refuses an inbound message from something that is not a number', async () => {
     const key = await newKey();
     const error = expectError(await call(platform.app, 'POST', `${BASE}/inbound`, { key, body: { from: 'hello', to: '+15005550006', body: 'hi' } }), 400, 'validation_failed');

@@ -267,8 +267,17 @@ export async function insertStepMessage(db: OutreachDb, owner: Owner, row: Messa
     .executeTakeFirst();
 }
 
-export async function insertMessage(db: OutreachDb, owner: Owner, row: MessageRow): Promise<MessageRow> {
-  return messages.insert(db, owner, row).returning(MESSAGE_COLUMNS).executeTakeFirstOrThrow();
+/** Inserts an inbound message unless its provider id is recorded already; undefined then. */
+export async function insertInboundMessage(db: OutreachDb, owner: Owner, row: MessageRow): Promise<MessageRow | undefined> {
+  return messages
+    .insert(db, owner, row)
+    .onConflict((conflict) => conflict.doNothing()) // the only possible conflict: the provider id is recorded
+    .returning(MESSAGE_COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function findByProviderId(db: OutreachDb, owner: Owner, provider: string, providerMessageId: string): Promise<MessageRow | undefined> {
+  return messages.select(db, owner).select(MESSAGE_COLUMNS).where('provider', '=', provider).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
 }
 
 export async function findStepMessage(db: OutreachDb, owner: Owner, enrollmentId: string, position: number): Promise<MessageRow | undefined> {

@@ -310,6 +310,15 @@ export const InboundBody = Type.Object(
     from: PhoneInput,
     to: Type.String({ minLength: 1, maxLength: 40, description: 'The number the message was sent to (yours).', examples: ['+14155550100'] }),
     body: Type.String({ maxLength: 1600, description: 'Text of the message.', examples: ['STOP'] }),
+    provider_message_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'The provider id of the message (Twilio MessageSid): the same id sent again is recorded and acted on once.',
+        examples: ['SM0123456789abcdef0123456789abcdef'],
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ from: '+14155550123', to: '+14155550100', body: 'Thanks, not now' }] },
 );

@@ -62,7 +62,8 @@ create table outreach_messages (
 create unique index outreach_messages_one_per_step on outreach_messages (enrollment_id, position) where direction = 'outbound';
 create index outreach_messages_list on outreach_messages (tenant_id, mode, created_at desc, id desc);
 create index outreach_messages_by_enrollment on outreach_messages (tenant_id, mode, enrollment_id, created_at desc, id desc);
-create unique index outreach_messages_by_provider_id on outreach_messages (provider, provider_message_id) where provider_message_id is not null;
+-- A provider id names one message of a tenant and mode: a webhook delivered twice is recorded once.
+create unique index outreach_messages_by_provider_id on outreach_messages (tenant_id, mode, provider, provider_message_id) where provider_message_id is not null;
 
 create table outreach_suppressions (
   id uuid primary key,
