@@ -293,7 +293,7 @@ export const SuppressionParams = PathParams({
     maxLength: 40,
     pattern: '^[0-9A-Za-z+ ().-]+$',
     description: 'The suppression id, or the suppressed number itself (URL-encoded, + as %2B).',
-    examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c', '%2B14155550123'],
+    examples: ['3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c', '+14155550123'],
   }),
 });
 
