@@ -4,7 +4,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import { presentEnrollment } from './present.js';
 import * as repository from './repository.js';
-import { scheduleStep } from './scheduler.js';
+import { ensureSweep, scheduleStep } from './scheduler.js';
 import type { CreateEnrollmentInput, EnrollmentBatchView, EnrollmentView } from './schemas.js';
 import { phone, type OutreachDeps, type Shared } from './shared.js';
 import type { EnrollmentStatus } from './tables.js';
@@ -45,6 +45,7 @@ export function createEnrollmentRules({ jobs, events }: OutreachDeps, { tables, 
           ]);
         }
         const batch: EnrollmentBatchView = { enrollments: [], created: 0, existing: 0, refused: [] };
+        await ensureSweep(jobs, jobsDb, ctx.now);
         for (const [index, person] of people.entries()) {
           if (suppressed.has(person.address)) {
             batch.refused.push({ index, address: person.address, code: 'address_suppressed', message: 'The number is on the suppression list.' });

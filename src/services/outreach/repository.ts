@@ -219,6 +219,30 @@ export async function activeEnrollmentsOfSequence(db: OutreachDb, owner: Owner, 
   return enrollments.select(db, owner).select(ENROLLMENT_COLUMNS).where('sequence_id', '=', sequenceId).where('status', '=', 'active').execute();
 }
 
+/**
+ * Maintenance across every owner: active enrollments of active sequences whose step is overdue
+ * since before `before` (a step job that was lost or gave up), oldest first.
+ */
+export async function overdueEnrollments(db: OutreachDb, before: Date, limit: number) {
+  return enrollments
+    .acrossOwners(db)
+    .select(['id', 'next_position', 'next_run_at'])
+    .where('status', '=', 'active')
+    .where('next_run_at', '<', before)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('outreach_sequences')
+          .select('outreach_sequences.id')
+          .whereRef('outreach_sequences.id', '=', 'outreach_enrollments.sequence_id')
+          .where('outreach_sequences.status', '=', 'active'),
+      ),
+    )
+    .orderBy('next_run_at')
+    .limit(limit)
+    .execute();
+}
+
 const enrollmentList = enrollments.list<{ sequenceId: string; status?: EnrollmentStatus }, EnrollmentRow>({
   filters: {
     sequenceId: (eb, sequenceId) => eb('sequence_id', '=', sequenceId),

@@ -233,6 +233,19 @@ describe('the scheduler', () => {
     expect(await enrollment(key, sequence.id, enrolled.id)).toMatchObject({ status: 'completed' });
   });
 
+  it('sends a step whose job was lost, through the sweep that runs every 10 minutes', async () => {
+    freshSaturday();
+    const { key, sequence } = await setup(THREE_STEPS);
+    const enrolled = await enroll(key, sequence.id, '+14155550123');
+    await platform.database.db.deleteFrom('jobs').where('kind', '=', STEP_JOB).where('status', '=', 'queued').execute();
+    await runner.runDue();
+    expect(await messagesOf(key, enrolled.id)).toEqual([]);
+    platform.clock.advance(25 * MINUTE_MS);
+    await runner.runDue();
+    await runner.runDue();
+    expect((await messagesOf(key, enrolled.id)).map((message) => message.position)).toEqual([0]);
+  });
+
   it('sends nothing while the sequence is paused and catches up when it is active again', async () => {
     freshSaturday();
     const { key, sequence } = await setup(THREE_STEPS);

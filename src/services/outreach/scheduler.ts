@@ -25,6 +25,32 @@ export function retryDelayMs(attempt: number): number {
   return 60_000 * 4 ** (attempt - 1);
 }
 
+/** The safety net: every 10 minutes, steps overdue by more than 10 minutes get a job again. */
+export const SWEEP_JOB = 'outreach.sweep';
+const SWEEP_EVERY_MS = 10 * 60_000;
+const SWEEP_BATCH = 500;
+
+/** Makes sure the sweep exists (called with each enrolment, in its transaction; a no-op once queued). */
+export async function ensureSweep(jobs: JobRunner, jobsDb: Db, now: Date): Promise<void> {
+  await jobs.enqueue({ kind: SWEEP_JOB, runAt: new Date(now.getTime() + SWEEP_EVERY_MS), dedupeKey: `recurring:${SWEEP_JOB}` }, jobsDb);
+}
+
+/**
+ * Schedules again the steps whose job was lost or gave up (a handler that kept failing on
+ * something other than the provider): the step handler is safe to run twice, so a step whose
+ * job is merely late is not harmed by a second one.
+ */
+export function createSweepHandler({ db, jobs }: Pick<SchedulerDeps, 'db' | 'jobs'>): JobHandler {
+  return async (_job, now) => {
+    const overdue = await repository.overdueEnrollments(repository.outreachDb(db), new Date(now.getTime() - SWEEP_EVERY_MS), SWEEP_BATCH);
+    for (const row of overdue) {
+      const owner = { tenantId: row.tenant_id, mode: row.mode };
+      await scheduleStep(jobs, db, owner, { id: row.id, next_position: row.next_position, next_run_at: now });
+    }
+    return { rescheduleAt: new Date(now.getTime() + SWEEP_EVERY_MS) };
+  };
+}
+
 export function stepJobKey(enrollmentId: string, position: number, runAt: Date): string {
   return `outreach.step:${enrollmentId}:${position}:${runAt.getTime()}`;
 }
@@ -177,4 +203,5 @@ export function createStepHandler({ db, jobs, events, providers }: SchedulerDeps
 /** Registers the scheduler on `jobs` (the app's runner, or a test's or another process's). */
 export function registerOutreachJobs(deps: SchedulerDeps): void {
   deps.jobs.register(STEP_JOB, createStepHandler(deps));
+  deps.jobs.register(SWEEP_JOB, createSweepHandler(deps));
 }
