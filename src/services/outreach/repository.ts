@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
+import type { Mode } from '../../db/types.js';
 import type {
   EnrollmentSource,
   EnrollmentStatus,
@@ -224,23 +225,31 @@ export async function activeEnrollmentsOfSequence(db: OutreachDb, owner: Owner, 
  * since before `before` (a step job that was lost or gave up), oldest first.
  */
 export async function overdueEnrollments(db: OutreachDb, before: Date, limit: number) {
-  return enrollments
-    .acrossOwners(db)
-    .select(['id', 'next_position', 'next_run_at'])
-    .where('status', '=', 'active')
-    .where('next_run_at', '<', before)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('outreach_sequences')
-          .select('outreach_sequences.id')
-          .whereRef('outreach_sequences.id', '=', 'outreach_enrollments.sequence_id')
-          .where('outreach_sequences.status', '=', 'active'),
-      ),
-    )
-    .orderBy('next_run_at')
-    .limit(limit)
-    .execute();
+  const found: Array<{ id: string; tenant_id: string; mode: Mode; sequence_id: string; next_position: number | null; next_run_at: Date | null }> = [];
+  // Pages of overdue rows, keeping those of active sequences (paused ones stay overdue on purpose).
+  for (let page = 0; page < 10 && found.length < limit; page += 1) {
+    const rows = await enrollments
+      .acrossOwners(db)
+      .select(['id', 'sequence_id', 'next_position', 'next_run_at'])
+      .where('status', '=', 'active')
+      .where('next_run_at', '<', before)
+      .orderBy('next_run_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(page * limit)
+      .execute();
+    if (rows.length === 0) break;
+    const active = await sequences
+      .acrossOwners(db)
+      .select('id')
+      .where('id', 'in', [...new Set(rows.map((row) => row.sequence_id))])
+      .where('status', '=', 'active')
+      .execute();
+    const activeIds = new Set(active.map((row) => row.id));
+    found.push(...rows.filter((row) => activeIds.has(row.sequence_id)));
+    if (rows.length < limit) break;
+  }
+  return found.slice(0, limit);
 }
 
 const enrollmentList = enrollments.list<{ sequenceId: string; status?: EnrollmentStatus }, EnrollmentRow>({
