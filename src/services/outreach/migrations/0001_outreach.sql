@@ -37,6 +37,8 @@ create unique index outreach_enrollments_one_active on outreach_enrollments (ten
 create index outreach_enrollments_list on outreach_enrollments (tenant_id, mode, sequence_id, enrolled_at desc, id desc);
 create index outreach_enrollments_by_status on outreach_enrollments (tenant_id, mode, sequence_id, status, enrolled_at desc, id desc);
 create index outreach_enrollments_by_address on outreach_enrollments (tenant_id, mode, address) where status = 'active';
+-- The sweep's read of overdue steps across tenants.
+create index outreach_enrollments_due on outreach_enrollments (next_run_at, id) where status = 'active';
 
 create table outreach_messages (
   id uuid primary key,
