@@ -39,7 +39,6 @@ const NEXT_STATUSES: Record<BookingStatus, readonly BookingStatus[]> = {
   no_show: [],
 };
 
-
 interface AppointmentsDeps {
   db: Db;
   events: EventLog;
