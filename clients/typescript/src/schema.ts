@@ -4387,7 +4387,7 @@ export interface components {
         };
         /**
          * OutreachStepInput
-         * @description One message of the sequence.
+         * @description One message of the sequence; without delay it is due at once.
          */
         OutreachStepInput: {
             /**
@@ -4395,7 +4395,7 @@ export interface components {
              * @example Hi {{display_name}}, thanks for your interest!
              */
             body: string;
-            delay: components["schemas"]["OutreachStepDelay"];
+            delay?: components["schemas"]["OutreachStepDelay"];
         };
         /**
          * OutreachSendWindowInput

@@ -133,6 +133,12 @@ describe('sequences', () => {
     }
   });
 
+  it('reads a step without delay as due at once', async () => {
+    const key = await newKey();
+    const sequence = await createSequence(key, { steps: [{ body: 'Hi' }] });
+    expect(sequence.steps).toEqual([{ position: 0, body: 'Hi', delay: { amount: 0, unit: 'minutes' } }]);
+  });
+
   it('updates fields, guards stale writes, lists newest first with a status filter', async () => {
     const key = await newKey();
     const first = await createSequence(key, { name: 'First' });

@@ -44,7 +44,11 @@ const StepBody = Type.String({
   examples: ['Hi {{display_name}}, thanks for your interest!'],
 });
 
-const StepInput = Type.Object({ body: StepBody, delay: Delay }, { title: 'OutreachStepInput', additionalProperties: false, description: 'One message of the sequence.' });
+/** A step as written: `delay` may be left out for 0 minutes (at once). */
+const StepInput = Type.Object(
+  { body: StepBody, delay: Type.Optional(Delay) },
+  { title: 'OutreachStepInput', additionalProperties: false, description: 'One message of the sequence; without delay it is due at once.' },
+);
 
 const Step = Type.Object(
   {

@@ -43,7 +43,7 @@ function normalizeWindow(input: SendWindowInputValue, details: ErrorDetail[]): S
 const SUNDAY_FIRST: Weekday[] = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** Checks what the schema cannot and returns the send window in its stored shape (undefined: not sent). */
-function checkSequenceFields(input: { steps?: Step[]; send_window?: SendWindowInputValue | null; timezone?: string }): SendWindow | null | undefined {
+function checkSequenceFields(input: { steps?: Array<{ body: string }>; send_window?: SendWindowInputValue | null; timezone?: string }): SendWindow | null | undefined {
   const details: ErrorDetail[] = [];
   if (input.timezone !== undefined && !isTimeZone(input.timezone)) details.push({ path: 'timezone', code: 'invalid_timezone', message: 'timezone is not an IANA time zone.' });
   const window = input.send_window ? normalizeWindow(input.send_window, details) : input.send_window;
@@ -62,7 +62,8 @@ function checkSequenceFields(input: { steps?: Step[]; send_window?: SendWindowIn
   return window;
 }
 
-const cleanSteps = (steps: Step[]): Step[] => steps.map((step) => ({ body: step.body, delay: { amount: step.delay.amount, unit: step.delay.unit } }));
+const cleanSteps = (steps: Array<Omit<Step, 'delay'> & { delay?: Step['delay'] }>): Step[] =>
+  steps.map((step) => ({ body: step.body, delay: { amount: step.delay?.amount ?? 0, unit: step.delay?.unit ?? 'minutes' } }));
 
 /** Sequences: their steps, send window and zone; activation schedules the steps that fell due meanwhile. */
 export function createSequenceRules({ jobs, events }: OutreachDeps, { tables, inTransaction, sequenceView, requireSequence }: Shared) {
