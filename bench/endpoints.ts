@@ -183,4 +183,28 @@ export const ENDPOINTS: BenchEndpoint[] = [
         }),
       ),
   },
+  {
+    name: 'outreach enrollments',
+    path: (seeded) => `${S}/outreach/sequences/${seeded.sequenceId}/enrollments?limit=50`,
+    async seed(api, count, seeded) {
+      const sequence = await api('POST', `${S}/outreach/sequences`, {
+        name: 'Follow-up',
+        status: 'draft',
+        steps: [
+          { body: 'Hi {{display_name}}!', delay: { amount: 0, unit: 'minutes' } },
+          { body: 'Any questions?', delay: { amount: 2, unit: 'days' } },
+        ],
+        send_window: { days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], start: '09:00', end: '17:00' },
+        timezone: 'America/New_York',
+      });
+      seeded.sequenceId = sequence.id;
+      for (let start = 0; start < count; start += 100) {
+        const batch = Array.from({ length: Math.min(100, count - start) }, (_, offset) => ({
+          address: `+1415${String(start + offset).padStart(7, '0')}`,
+          display_name: `Person ${start + offset}`,
+        }));
+        await api('POST', `${S}/outreach/sequences/${sequence.id}/enrollments`, { enrollments: batch });
+      }
+    },
+  },
 ];

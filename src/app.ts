@@ -27,6 +27,7 @@ import { crmModule } from './services/crm/index.js';
 import { customerAuthModule } from './services/customer-auth/index.js';
 import { formsModule } from './services/forms/index.js';
 import { invoicingModule } from './services/invoicing/index.js';
+import { outreachModule } from './services/outreach/index.js';
 import { paymentsModule } from './services/payments/index.js';
 import { webhooksModule } from './services/webhooks/index.js';
 import type { ServiceModule } from './services/module.js';
@@ -44,6 +45,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   webhooksModule,
   appointmentsModule,
   tasksModule,
+  outreachModule,
 ];
 
 export interface AppDeps {

@@ -74,6 +74,11 @@ export interface WorldIds {
   taskSubmission: number;
   taskChecklistItem: string;
   taskLink: number;
+  // outreach: a sequence with one enrollment, a suppressed number and an inbound message
+  outreachSequence: string;
+  outreachEnrollment: string;
+  outreachSuppression: string;
+  outreachMessage: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -219,6 +224,24 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const [taskAssignment] = (await send('POST', `/tasks/tasks/${text(task.id)}/assignments`, 201, { user_ids: [7], actor_user_id: 1 })) as unknown as Data[];
   const taskSubmission = await send('POST', `/tasks/assignments/${text(taskAssignment!.id)}/submissions`, 201, { note: `${tag} submission` });
   const taskLink = await send('POST', `/tasks/tasks/${text(task.id)}/links`, 201, { source: 'invoicing', source_id: String(draft.id) });
+  // outreach: numbers drawn at random, as a repeat enrolment or suppression answers 200
+  const phoneNumber = () => `+1415555${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
+  const outreachSequence = await send('POST', '/outreach/sequences', 201, {
+    name: `${tag} sequence`,
+    steps: [{ body: 'Hi {{display_name}}', delay: { amount: 1, unit: 'days' } }],
+    send_window: { days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], start: '09:00', end: '17:00' },
+    timezone: 'America/New_York',
+  });
+  const outreachEnrollment = await send('POST', `/outreach/sequences/${text(outreachSequence.id)}/enrollments`, 201, { address: phoneNumber(), display_name: `${tag} person` });
+  const outreachSuppression = await send('POST', '/outreach/suppressions', 201, {
+    address: `+1212555${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`,
+    note: `${tag} suppression`,
+  });
+  const outreachInbound = await send('POST', '/outreach/inbound', 200, {
+    from: `+1646555${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`,
+    to: '+15005550006',
+    body: `${tag} hello`,
+  });
 
   const ids: WorldIds = {
     contact: text(contact.id),
@@ -259,6 +282,10 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     taskSubmission: integer(taskSubmission.id),
     taskChecklistItem: 'world-item',
     taskLink: integer(taskLink.id),
+    outreachSequence: text(outreachSequence.id),
+    outreachEnrollment: text(outreachEnrollment.id),
+    outreachSuppression: text(outreachSuppression.id),
+    outreachMessage: text((outreachInbound.message as Data).id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -298,6 +325,10 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'tasks/submissions': 'taskSubmission',
   'tasks/checklist': 'taskChecklistItem',
   'tasks/links': 'taskLink',
+  'outreach/sequences': 'outreachSequence',
+  'outreach/enrollments': 'outreachEnrollment',
+  'outreach/suppressions': 'outreachSuppression',
+  'outreach/messages': 'outreachMessage',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

@@ -26,6 +26,8 @@ export interface Config {
   stripeSecretKey: string | undefined;
   /** Base URL of the Stripe API (a stripe-mock or a proxy in tests and staging). */
   stripeApiBase: string;
+  /** Twilio credentials for live-mode outreach messages (TWILIO_*); unset: live messages fail. */
+  twilio: TwilioSettings | undefined;
   /** Crash points for crash tests (FAULT_INJECTION); always empty unless NODE_ENV=test. */
   faultInjection: FaultPoint[];
   /** Origins allowed to call /api/* from a browser (CORS_ORIGINS); unset: no CORS headers at all. */
@@ -38,6 +40,18 @@ export interface Config {
   database: DatabaseTimeouts;
   outbound: OutboundSettings;
   shutdown: ShutdownSettings;
+}
+
+/** Twilio Messaging: account, auth token, and the sender (a number or a messaging service). */
+export interface TwilioSettings {
+  accountSid: string;
+  authToken: string;
+  /** E.164 sender number (TWILIO_FROM_NUMBER), or unset with a messaging service. */
+  fromNumber: string | undefined;
+  /** Messaging service sid (TWILIO_MESSAGING_SERVICE_SID), or unset with a sender number. */
+  messagingServiceSid: string | undefined;
+  /** Base URL of the Twilio API (TWILIO_API_BASE; a mock in staging). */
+  apiBase: string;
 }
 
 /** Every origin (`*`), or a list of exact origins such as `https://app.example.com`. */
@@ -160,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`STRIPE_API_BASE must be an absolute http(s) URL; got "${stripeApiBase}".`);
   }
 
+  const twilio = parseTwilio(text, problems);
+
   const corsOrigins = parseCorsOrigins(text('CORS_ORIGINS'), problems);
   const compression = flag('COMPRESSION', true);
   const serializerCrossCheck = flag('SERIALIZER_CROSS_CHECK', false);
@@ -212,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     stripeSecretKey,
     stripeApiBase,
+    twilio,
     faultInjection,
     corsOrigins,
     compression,
@@ -294,4 +311,20 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function parseTwilio(text: (name: string) => string | undefined, problems: string[]): TwilioSettings | undefined {
+  const accountSid = text('TWILIO_ACCOUNT_SID');
+  const authToken = text('TWILIO_AUTH_TOKEN');
+  const fromNumber = text('TWILIO_FROM_NUMBER');
+  const messagingServiceSid = text('TWILIO_MESSAGING_SERVICE_SID');
+  const apiBase = (text('TWILIO_API_BASE') ?? 'https://api.twilio.com').replace(/\/+$/, '');
+  if (accountSid === undefined && authToken === undefined) return undefined;
+  if (accountSid === undefined || !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) problems.push('TWILIO_ACCOUNT_SID must be a Twilio account sid (AC and 32 hex digits).');
+  if (authToken === undefined) problems.push('TWILIO_AUTH_TOKEN is required with TWILIO_ACCOUNT_SID.');
+  if (fromNumber === undefined && messagingServiceSid === undefined) problems.push('Twilio needs TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID.');
+  if (fromNumber !== undefined && !/^\+[1-9][0-9]{6,14}$/.test(fromNumber)) problems.push('TWILIO_FROM_NUMBER must be an E.164 number (+14155550100).');
+  if (messagingServiceSid !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(messagingServiceSid)) problems.push('TWILIO_MESSAGING_SERVICE_SID must be MG and 32 hex digits.');
+  if (!isHttpUrl(apiBase)) problems.push(`TWILIO_API_BASE must be an absolute http(s) URL; got "${apiBase}".`);
+  return { accountSid: accountSid ?? '', authToken: authToken ?? '', fromNumber, messagingServiceSid, apiBase };
 }

@@ -90,6 +90,38 @@ describe.runIf(databaseUrl && redisUrl)('two API processes on one PostgreSQL and
     expect(Date.now() - revokedAt).toBeLessThan(5_000);
   });
 
+  it('sends each outreach step exactly once, both processes running the scheduler', async () => {
+    const { key } = await newKey(10_000);
+    const S = '/api/v1/services/outreach';
+    const now = { amount: 0, unit: 'minutes' };
+    const sequence = await http(a.baseUrl, 'POST', `${S}/sequences`, {
+      key,
+      body: {
+        name: 'Both processes',
+        steps: [
+          { body: 'One', delay: now },
+          { body: 'Two', delay: now },
+          { body: 'Three', delay: now },
+        ],
+      },
+    });
+    expect(sequence.status).toBe(201);
+    const id = sequence.json().data.id as string;
+    const batch = (from: number) => Array.from({ length: 10 }, (_, i) => ({ address: `+1415555${1000 + from + i}` }));
+    const enrolled = await Promise.all([
+      http(a.baseUrl, 'POST', `${S}/sequences/${id}/enrollments`, { key, body: { enrollments: batch(0) } }),
+      http(b.baseUrl, 'POST', `${S}/sequences/${id}/enrollments`, { key, body: { enrollments: batch(10) } }),
+    ]);
+    expect(enrolled.map((response) => response.status)).toEqual([201, 201]);
+    const sent = async () => (await http(b.baseUrl, 'GET', `${S}/messages?direction=outbound&sequence_id=${id}&limit=1`, { key })).json().meta.total as number;
+    const deadline = Date.now() + 30_000;
+    while ((await sent()) < 60 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // time for a second send to show up, if any
+    expect(await sent()).toBe(60);
+    const completed = await http(a.baseUrl, 'GET', `${S}/sequences/${id}/enrollments?status=completed`, { key });
+    expect(completed.json().meta.total).toBe(20);
+  });
+
   it('delivers each event exactly once to a receiver that counts, both processes dispatching', async () => {
     const { key } = await newKey(10_000);
     const url = receiver.newUrl();

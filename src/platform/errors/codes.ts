@@ -54,6 +54,10 @@ export const ERROR_STATUS = {
   slot_unavailable: 409,
   resource_in_use: 409,
   asset_in_use: 409,
+  // outreach
+  address_suppressed: 409,
+  sequence_archived: 409,
+  sequence_in_use: 409,
   // Server
   internal_error: 500,
   service_unavailable: 503,

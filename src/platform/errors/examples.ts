@@ -49,6 +49,12 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   approval_already_decided: { message: 'The approval was decided already.' },
   slot_unavailable: { message: 'The resource is fully booked for this time (capacity 1).' },
   resource_in_use: { message: 'The resource has bookings; set is_active to false instead.' },
+  address_suppressed: {
+    message: 'The number is on the suppression list (it opted out); it cannot be enrolled.',
+    details: [{ path: 'address', code: 'suppressed', message: '+14155550123 is on the suppression list.', address: '+14155550123' }],
+  },
+  sequence_archived: { message: 'The sequence is archived; set its status to active, paused or draft to enrol people.' },
+  sequence_in_use: { message: 'The sequence has enrollments; set its status to archived instead.' },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
   invalid_credentials: { message: 'The email or password is wrong.' },
   invalid_session: { message: 'The session token is unknown, expired or revoked.' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { describeRouteSecurity } from '../../../test/security-suite.js';
-import { localIso, zonedInstant } from './zones.js';
+import { localIso, zonedInstant } from '../../lib/zones.js';
 
 let platform: TestPlatform;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import type { EventLog } from '../../platform/events/event-log.js';
 import * as repository from './repository.js';
 import type { AppointmentsDb, DateOverride, ResourceRow, ScheduleRow, WeeklyHours } from './repository.js';
 import { MAX_SLOTS, type AvailabilityInput, type AvailabilityView, type PutScheduleInput, type ScheduleView } from './schemas.js';
-import { addDays, localDate, localIso, minutesOf, weekday, zonedInstant } from './zones.js';
+import { addDays, localDate, localIso, minutesOf, weekday, zonedInstant } from '../../lib/zones.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_WINDOW_DAYS = 31;

@@ -6,6 +6,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
 import type { EventLog } from '../../platform/events/event-log.js';
 import { isInt64Id } from '../../platform/http/schemas.js';
+import { isTimeZone } from '../../lib/zones.js';
 import type { ServiceRegistry } from '../registry.js';
 import { createAvailabilityRules } from './availability.js';
 import { checkCustomFields, createCustomFieldRules } from './custom-fields.js';
@@ -37,16 +38,6 @@ const NEXT_STATUSES: Record<BookingStatus, readonly BookingStatus[]> = {
   completed: [],
   no_show: [],
 };
-
-/** True when `timeZone` names a zone of the IANA database (canonical or link): the formatter accepts it. */
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface AppointmentsDeps {
   db: Db;

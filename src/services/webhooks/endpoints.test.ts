@@ -25,6 +25,10 @@ const REQUIRED_EVENT_TYPES = [
   'customer_auth.user.created',
   'customer_auth.user.email_verified',
   'crm.contact.created',
+  'outreach.enrollment.created',
+  'outreach.enrollment.exited',
+  'outreach.enrollment.completed',
+  'outreach.message.sent',
 ];
 // Port 1 of loopback refuses at once: deliveries that later tests' job runs attempt fail in a millisecond.
 const URL_OK = 'https://127.0.0.1:1/platform';

@@ -3,6 +3,16 @@
  * installed): the offset of a zone at an instant, and the instant of a local date and time.
  */
 
+/** True when `timeZone` names a zone of the IANA database (canonical or link): the formatter accepts it. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
