@@ -19,6 +19,7 @@ import { installOpenApi } from './platform/openapi/index.js';
 import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
+import { affiliatesModule } from './services/affiliates/index.js';
 import { appointmentsModule } from './services/appointments/index.js';
 import { blogsModule } from './services/blogs/index.js';
 import { catalogModule } from './services/catalog/index.js';
@@ -42,6 +43,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   paymentsModule,
   webhooksModule,
   appointmentsModule,
+  affiliatesModule,
 ];
 
 export interface AppDeps {

@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   slot_unavailable: 409,
   resource_in_use: 409,
   asset_in_use: 409,
+  // affiliates
+  affiliate_not_found: 404,
   // Server
   internal_error: 500,
   service_unavailable: 503,

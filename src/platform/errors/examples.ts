@@ -50,6 +50,7 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   slot_unavailable: { message: 'The resource is fully booked for this time (capacity 1).' },
   resource_in_use: { message: 'The resource has bookings; set is_active to false instead.' },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
+  affiliate_not_found: { message: 'No affiliate partner has this id.' },
   invalid_credentials: { message: 'The email or password is wrong.' },
   invalid_session: { message: 'The session token is unknown, expired or revoked.' },
   invalid_challenge: { message: 'The MFA challenge is unknown, used, expired or ended.' },
