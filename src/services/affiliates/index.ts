@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../module.js';
 import { affiliatesPages } from './pages.js';
+import { PlatformSalesReader } from './platform-sales.js';
 import { affiliatesRoutes } from './routes.js';
 import { Conversion, Partner, Programme, Referral, Tier } from './schemas.js';
 import { createAffiliatesService, type AffiliatesService } from './service.js';
@@ -32,7 +33,19 @@ export const affiliatesModule: ServiceModule<AffiliatesService, AffiliatesSettin
     { type: 'affiliates.conversion.voided', description: 'A pending or approved commission was voided (the sale was refunded).', object: Conversion },
   ],
   settings: ({ config }) => ({ publicBaseUrl: config.publicBaseUrl }),
-  create: (deps) => createAffiliatesService({ db: deps.db, clock: deps.clock, events: deps.events, services: deps.services, publicBaseUrl: deps.settings.publicBaseUrl }),
+  create: (deps) => {
+    const service = createAffiliatesService({ db: deps.db, clock: deps.clock, events: deps.events, services: deps.services, publicBaseUrl: deps.settings.publicBaseUrl });
+    deps.jobs.addWorker(
+      new PlatformSalesReader({
+        db: deps.db,
+        events: deps.events,
+        clock: deps.clock,
+        record: service.record,
+        onError: (error) => deps.jobs.reportError(error, 'affiliates platform sales'),
+      }),
+    );
+    return service;
+  },
   routes: affiliatesRoutes,
   pages: affiliatesPages,
 };

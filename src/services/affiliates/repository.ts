@@ -569,3 +569,38 @@ export async function updateConversion(db: AffiliatesDb, owner: Owner, id: strin
     .executeTakeFirstOrThrow();
   return toConversion(row);
 }
+
+// The platform-sales reader's cursor and the events it has handled (not owned: they span tenants).
+
+export async function readCursor(db: AffiliatesDb, name: string): Promise<Date | undefined> {
+  const row = await db.selectFrom('affiliates_event_cursor').select('read_until').where('name', '=', name).executeTakeFirst();
+  return row?.read_until;
+}
+
+/** Moves the cursor forward only: a slower process never moves it back. */
+export async function advanceCursor(db: AffiliatesDb, name: string, to: Date): Promise<void> {
+  await db
+    .insertInto('affiliates_event_cursor')
+    .values({ name, read_until: to })
+    .onConflict((conflict) => conflict.column('name').doUpdateSet({ read_until: to }).where('affiliates_event_cursor.read_until', '<', to))
+    .execute();
+}
+
+export async function wasSeen(db: AffiliatesDb, eventId: string): Promise<boolean> {
+  return (await db.selectFrom('affiliates_seen_events').select('event_id').where('event_id', '=', eventId).executeTakeFirst()) !== undefined;
+}
+
+/** Marks an event handled; false when another process (or an earlier run) already did. */
+export async function markSeen(db: AffiliatesDb, eventId: string, at: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('affiliates_seen_events')
+    .values({ event_id: eventId, seen_at: at })
+    .onConflict((conflict) => conflict.column('event_id').doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function forgetSeenBefore(db: AffiliatesDb, before: Date): Promise<void> {
+  await db.deleteFrom('affiliates_seen_events').where('seen_at', '<', before).execute();
+}
