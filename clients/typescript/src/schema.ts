@@ -4478,7 +4478,7 @@ export interface components {
             cookie_days: number;
             /**
              * Format: int32
-             * @description Default billing periods that earn: 0 first payment only, N periods, -1 for life.
+             * @description Default billing periods that earn: 0 first payment only, N periods, -1 (any negative number) for life.
              * @example 12
              */
             recurring_months: number;
@@ -4638,7 +4638,7 @@ export interface components {
             cookie_days: number | null;
             /**
              * Format: int32
-             * @description Null uses the programme setting; 0 first payment only; N periods; -1 every payment for life.
+             * @description Null uses the programme setting; 0 first payment only; N periods; -1 (any negative number) every payment for life.
              * @example -1
              */
             recurring_months: number | null;
@@ -27017,7 +27017,7 @@ export interface operations {
                     cookie_days?: number;
                     /**
                      * Format: int32
-                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number) every payment for life.
+                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number, kept as sent) every payment for life.
                      * @example 12
                      */
                     recurring_months?: number;
@@ -27379,7 +27379,7 @@ export interface operations {
                     cookie_days?: number;
                     /**
                      * Format: int32
-                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number) every payment for life.
+                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number, kept as sent) every payment for life.
                      * @example 12
                      */
                     recurring_months?: number;
@@ -28449,7 +28449,7 @@ export interface operations {
                     cookie_days?: number | null;
                     /**
                      * Format: int32
-                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number) every payment for life.
+                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number, kept as sent) every payment for life.
                      * @example 12
                      */
                     recurring_months?: number | null;
@@ -28847,7 +28847,7 @@ export interface operations {
                     cookie_days?: number | null;
                     /**
                      * Format: int32
-                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number) every payment for life.
+                     * @description Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number, kept as sent) every payment for life.
                      * @example 12
                      */
                     recurring_months?: number | null;

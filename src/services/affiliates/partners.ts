@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { PageRequest } from '../../db/paging.js';
 import { normalizeCurrency } from '../../lib/currency.js';
 import { isUuid, newId } from '../../lib/ids.js';
@@ -68,11 +69,60 @@ export function createPartnerRules(tables: AffiliatesDb, events: EventLog, servi
   async function setStatus(ctx: RequestContext, id: string, to: PartnerStatus, eventType: string): Promise<PartnerView> {
     return tables.transaction().execute(async (tx) => {
       const current = await findForUpdate(tx, ctx, id);
-      if (current.status === to) return presenter.presentOne(tx, ctx, current);
+      // The reply is the changed row, as an update's: tier_name null, uses_programme_rate filled (the spec's table).
+      if (current.status === to) return presenter.presentOne(tx, ctx, current, false);
       const row = await repository.updatePartner(tx, ctx, id, { status: to, updated_at: nextUpdatedAt(current.updated_at, ctx.now) });
-      const view = await presenter.presentOne(tx, ctx, row);
-      await events.record(tx, ctx, eventType, view);
-      return view;
+      await events.record(tx, ctx, eventType, await presenter.presentOne(tx, ctx, row));
+      return presenter.presentOne(tx, ctx, row, false);
+    });
+  }
+
+  async function updateWithin(ctx: RequestContext, id: string, input: UpdatePartnerInput, currency: string | undefined, code: string | undefined): Promise<PartnerView> {
+    return tables.transaction().execute(async (tx) => {
+      const current = await findForUpdate(tx, ctx, id);
+      const programmeId = input.programme_id !== undefined ? input.programme_id : current.programme_id;
+      // A new programme drops the old tier unless a tier of the new one is sent.
+      const tierId = input.tier_id !== undefined ? input.tier_id : programmeId === current.programme_id ? current.tier_id : null;
+      if (programmeId !== null && programmeId !== current.programme_id) await requireProgramme(tx, ctx, programmeId);
+      if (tierId !== null && (tierId !== current.tier_id || programmeId !== current.programme_id)) await requireTier(tx, ctx, programmeId, tierId);
+
+      const changes: Partial<NewPartner> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now), programme_id: programmeId, tier_id: tierId };
+      const rateSent = input.commission_type !== undefined || input.commission_percent !== undefined || input.commission_amount_cents !== undefined;
+      if (input.commission_type === null) {
+        if (input.commission_percent != null || input.commission_amount_cents != null) {
+          throw invalidField(
+            'commission_type',
+            'invalid',
+            'commission_type null follows the tier or programme rate: send no commission_percent or commission_amount_cents with it.',
+          );
+        }
+        Object.assign(changes, { commission_type: null, commission_percent: null, commission_amount_cents: null });
+      } else if (rateSent) {
+        const own =
+          current.commission_type === null
+            ? undefined
+            : { commission_type: current.commission_type, commission_percent: current.commission_percent, commission_amount_cents: current.commission_amount_cents };
+        if (!own && input.commission_type === undefined)
+          throw invalidField('commission_type', 'required', 'The partner follows its tier or programme rate: send commission_type to give it its own.');
+        Object.assign(changes, readRate(input, own));
+      }
+      const followsOthers = (changes.commission_type !== undefined ? changes.commission_type : current.commission_type) === null;
+      if (followsOthers && programmeId === null) throw invalidField('programme_id', 'rate_required', 'A partner without a programme needs its own commission_type and rate.');
+      if (input.name !== undefined) changes.name = input.name.trim();
+      if (input.contact_id !== undefined) changes.contact_id = input.contact_id;
+      if (input.email !== undefined) changes.email = input.email?.toLowerCase() ?? null;
+      if (code !== undefined && code !== current.code) {
+        if (await repository.codeTaken(tx, ctx, code, id)) throw codeTaken(code);
+        changes.code = code;
+      }
+      if (currency !== undefined) changes.currency = currency;
+      if (input.cookie_days !== undefined) changes.cookie_days = input.cookie_days;
+      if (input.recurring_months !== undefined) changes.recurring_months = normalizeRecurring(input.recurring_months) ?? null;
+      if (input.portal_enabled !== undefined) changes.portal_enabled = input.portal_enabled;
+      if (input.notes !== undefined) changes.notes = input.notes;
+      const row = await repository.updatePartner(tx, ctx, id, changes);
+      await events.record(tx, ctx, 'affiliates.partner.updated', await presenter.presentOne(tx, ctx, row));
+      return presenter.presentOne(tx, ctx, row, false);
     });
   }
 
@@ -86,7 +136,8 @@ export function createPartnerRules(tables: AffiliatesDb, events: EventLog, servi
       const rate = ownRate ? readRate(input) : undefined;
       const programmeId = input.programme_id ?? null;
       const tierId = input.tier_id ?? null;
-      if (!ownRate && programmeId === null) throw invalidField('commission_type', 'required', 'A partner without a programme needs its own commission_type and rate.');
+      // A partner with neither its own rate nor a programme gets an own rate of 0 percent (it earns nothing until given one).
+      const rateOrDefault = rate ?? (programmeId === null ? { commission_type: 'percent' as const, commission_percent: 0, commission_amount_cents: null } : undefined);
       const currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
       if (input.currency !== undefined && !currency) throw invalidField('currency', 'invalid', 'Not an ISO 4217 currency code.');
       for (let attempt = 1; ; attempt++) {
@@ -100,9 +151,9 @@ export function createPartnerRules(tables: AffiliatesDb, events: EventLog, servi
             name: input.name.trim(),
             email: input.email?.toLowerCase() ?? null,
             code,
-            commission_type: rate?.commission_type ?? null,
-            commission_percent: rate?.commission_percent ?? null,
-            commission_amount_cents: rate?.commission_amount_cents ?? null,
+            commission_type: rateOrDefault?.commission_type ?? null,
+            commission_percent: rateOrDefault?.commission_percent ?? null,
+            commission_amount_cents: rateOrDefault?.commission_amount_cents ?? null,
             currency: currency ?? programme?.currency ?? DEFAULT_CURRENCY,
             status: input.status ?? 'active',
             programme_id: programmeId,
@@ -145,52 +196,12 @@ export function createPartnerRules(tables: AffiliatesDb, events: EventLog, servi
       const currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
       if (input.currency !== undefined && !currency) throw invalidField('currency', 'invalid', 'Not an ISO 4217 currency code.');
       const code = input.code?.toUpperCase();
-      return tables.transaction().execute(async (tx) => {
-        const current = await findForUpdate(tx, ctx, id);
-        const programmeId = input.programme_id !== undefined ? input.programme_id : current.programme_id;
-        // A new programme drops the old tier unless a tier of the new one is sent.
-        const tierId = input.tier_id !== undefined ? input.tier_id : programmeId === current.programme_id ? current.tier_id : null;
-        if (programmeId !== null && programmeId !== current.programme_id) await requireProgramme(tx, ctx, programmeId);
-        if (tierId !== null && (tierId !== current.tier_id || programmeId !== current.programme_id)) await requireTier(tx, ctx, programmeId, tierId);
-
-        const changes: Partial<NewPartner> = { updated_at: nextUpdatedAt(current.updated_at, ctx.now), programme_id: programmeId, tier_id: tierId };
-        const rateSent = input.commission_type !== undefined || input.commission_percent !== undefined || input.commission_amount_cents !== undefined;
-        if (input.commission_type === null) {
-          if (input.commission_percent != null || input.commission_amount_cents != null) {
-            throw invalidField(
-              'commission_type',
-              'invalid',
-              'commission_type null follows the tier or programme rate: send no commission_percent or commission_amount_cents with it.',
-            );
-          }
-          Object.assign(changes, { commission_type: null, commission_percent: null, commission_amount_cents: null });
-        } else if (rateSent) {
-          const own =
-            current.commission_type === null
-              ? undefined
-              : { commission_type: current.commission_type, commission_percent: current.commission_percent, commission_amount_cents: current.commission_amount_cents };
-          if (!own && input.commission_type === undefined)
-            throw invalidField('commission_type', 'required', 'The partner follows its tier or programme rate: send commission_type to give it its own.');
-          Object.assign(changes, readRate(input, own));
-        }
-        const followsOthers = (changes.commission_type !== undefined ? changes.commission_type : current.commission_type) === null;
-        if (followsOthers && programmeId === null) throw invalidField('programme_id', 'rate_required', 'A partner without a programme needs its own commission_type and rate.');
-        if (input.name !== undefined) changes.name = input.name.trim();
-        if (input.contact_id !== undefined) changes.contact_id = input.contact_id;
-        if (input.email !== undefined) changes.email = input.email?.toLowerCase() ?? null;
-        if (code !== undefined && code !== current.code) {
-          if (await repository.codeTaken(tx, ctx, code, id)) throw codeTaken(code);
-          changes.code = code;
-        }
-        if (currency !== undefined) changes.currency = currency;
-        if (input.cookie_days !== undefined) changes.cookie_days = input.cookie_days;
-        if (input.recurring_months !== undefined) changes.recurring_months = normalizeRecurring(input.recurring_months) ?? null;
-        if (input.portal_enabled !== undefined) changes.portal_enabled = input.portal_enabled;
-        if (input.notes !== undefined) changes.notes = input.notes;
-        const row = await repository.updatePartner(tx, ctx, id, changes);
-        await events.record(tx, ctx, 'affiliates.partner.updated', await presenter.presentOne(tx, ctx, row));
-        return presenter.presentOne(tx, ctx, row, false);
-      });
+      try {
+        return await updateWithin(ctx, id, input, currency, code);
+      } catch (error) {
+        if (code !== undefined && isUniqueViolation(error, repository.PARTNER_CODE_INDEX)) throw codeTaken(code);
+        throw error;
+      }
     },
 
     /** active -> paused; a paused partner stays paused (200, no change). */

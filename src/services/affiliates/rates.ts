@@ -76,8 +76,7 @@ export function readRate(input: { commission_type?: CommissionType | null; commi
   return { commission_type: 'amount', commission_percent: null, commission_amount_cents: amount };
 }
 
-/** Any negative number means every payment for life, stored as -1. */
+/** recurring_months as sent: any negative number means every payment for life, and is kept as sent. */
 export function normalizeRecurring(value: number | null | undefined): number | null | undefined {
-  if (value === undefined || value === null) return value;
-  return value < 0 ? -1 : value;
+  return value;
 }

@@ -42,7 +42,7 @@ const RecurringInput = Type.Integer({
   format: 'int32',
   minimum: -1000,
   maximum: 1200,
-  description: 'Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number) every payment for life.',
+  description: 'Billing periods of a subscription that earn commission: 0 first payment only, N that many periods, -1 (any negative number, kept as sent) every payment for life.',
   examples: [12],
 });
 const LandingUrl = Type.String({
@@ -66,9 +66,9 @@ export const Programme = Type.Object(
     cookie_days: Type.Integer({ format: 'int32', minimum: 0, maximum: 3650, description: 'Default days a referral click keeps crediting a partner.', examples: [30] }),
     recurring_months: Type.Integer({
       format: 'int32',
-      minimum: -1,
+      minimum: -1000,
       maximum: 1200,
-      description: 'Default billing periods that earn: 0 first payment only, N periods, -1 for life.',
+      description: 'Default billing periods that earn: 0 first payment only, N periods, -1 (any negative number) for life.',
       examples: [12],
     }),
     landing_url: Nullable(Type.String({ maxLength: 2048, description: 'Where referral links send visitors.', examples: ['https://shop.example.com/'] })),
@@ -197,9 +197,9 @@ export const Partner = Type.Object(
     recurring_months: Nullable(
       Type.Integer({
         format: 'int32',
-        minimum: -1,
+        minimum: -1000,
         maximum: 1200,
-        description: 'Null uses the programme setting; 0 first payment only; N periods; -1 every payment for life.',
+        description: 'Null uses the programme setting; 0 first payment only; N periods; -1 (any negative number) every payment for life.',
         examples: [-1],
       }),
     ),

@@ -13,7 +13,7 @@ create table affiliates_programmes (
   commission_amount_cents bigint,
   currency text not null,
   cookie_days integer not null check (cookie_days >= 0),
-  recurring_months integer not null check (recurring_months >= -1),
+  recurring_months integer not null,
   landing_url text,
   created_at timestamptz not null,
   updated_at timestamptz not null
@@ -51,7 +51,7 @@ create table affiliates_partners (
   programme_id uuid references affiliates_programmes (id),
   tier_id uuid references affiliates_tiers (id),
   cookie_days integer check (cookie_days >= 0),
-  recurring_months integer check (recurring_months >= -1),
+  recurring_months integer,
   portal_enabled boolean not null,
   notes text,
   lifetime_revenue_cents bigint not null default 0,
