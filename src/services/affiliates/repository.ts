@@ -89,9 +89,11 @@ export async function findProgramme(db: AffiliatesDb, owner: Owner, id: string, 
   return row && toRate(row);
 }
 
+const programmesById = programmes.statement((from, values: { ids: string[] }) => from.select(PROGRAMME_COLUMNS).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))));
+
 export async function programmesByIds(db: AffiliatesDb, owner: Owner, ids: string[]): Promise<Map<string, ProgrammeRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await programmes.select(db, owner).select(PROGRAMME_COLUMNS).where('id', 'in', ids).execute();
+  const rows = await programmesById.all(db, owner, { ids });
   return new Map(rows.map((row) => [row.id, toRate(row)]));
 }
 
@@ -146,9 +148,11 @@ export async function findTier(db: AffiliatesDb, owner: Owner, programmeId: stri
   return row && toRate(row);
 }
 
+const tiersById = tiers.statement((from, values: { ids: string[] }) => from.select(TIER_COLUMNS).where((eb) => eb('id', '=', eb.fn.any(eb.val(values.ids)))));
+
 export async function tiersByIds(db: AffiliatesDb, owner: Owner, ids: string[]): Promise<Map<string, TierRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await tiers.select(db, owner).select(TIER_COLUMNS).where('id', 'in', ids).execute();
+  const rows = await tiersById.all(db, owner, { ids });
   return new Map(rows.map((row) => [row.id, toRate(row)]));
 }
 
