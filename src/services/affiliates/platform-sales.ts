@@ -21,8 +21,7 @@ const LOOK_BACK_MS = 5 * MINUTE_MS;
 const BATCH = 200;
 const POLL_INTERVAL_MS = SECOND_MS;
 const NUDGE_DELAY_MS = 50;
-const CURSOR = 'platform-sales';
-/** Seen events are remembered a little longer than the event log keeps them. */
+/** Seen events are remembered a day longer than the reader looks back (30 days, as long as the event log keeps events). */
 const SEEN_RETENTION_MS = 31 * DAY_MS;
 
 type Record = (tx: AffiliatesDb, owner: Owner, now: Date, sale: SaleInput) => Promise<ConversionView | undefined>;
@@ -65,7 +64,7 @@ export async function saleOf(tx: AffiliatesDb, event: EventRow): Promise<SaleInp
  * Turns sales of the payments and catalog services into conversions by reading the platform
  * event log, never their tables. Several processes may run it: each event is handled once,
  * guarded by its row in affiliates_seen_events, inserted in the transaction of its conversion.
- * The cursor only saves rereading; the look-back catches events committed late.
+ * Reading starts at the newest event handled, less a look-back that catches events committed late.
  */
 export class PlatformSalesReader implements BackgroundWorker {
   readonly #tables: AffiliatesDb;
@@ -118,34 +117,33 @@ export class PlatformSalesReader implements BackgroundWorker {
   }
 
   async #read(): Promise<void> {
-    const cursor = await repository.readCursor(this.#tables, CURSOR);
+    const cursor = await repository.lastSeenEventAt(this.#tables);
     // Never start after the clock: a clock moved back (tests; a corrected server clock) records events before the cursor.
     const now = this.#clock.now();
     const from = cursor && cursor.getTime() > now.getTime() ? now : cursor;
-    let after = { createdAt: from ? addMilliseconds(from, -LOOK_BACK_MS) : new Date(0), id: '00000000-0000-0000-0000-000000000000' };
-    let newest = cursor;
+    // Events older than the seen rows kept are never read again (the event log keeps 30 days, the seen rows 31).
+    const oldest = addMilliseconds(now, -SEEN_RETENTION_MS + DAY_MS);
+    const start = from ? addMilliseconds(from, -LOOK_BACK_MS) : oldest;
+    let after = { createdAt: start.getTime() < oldest.getTime() ? oldest : start, id: '00000000-0000-0000-0000-000000000000' };
     for (;;) {
       const batch = await this.#events.readAfter(SALE_EVENT_TYPES, after, BATCH);
-      for (const event of batch) {
-        await this.#handle(event);
-        if (!newest || event.created_at.getTime() > newest.getTime()) newest = event.created_at;
-      }
+      for (const event of batch) await this.#handle(event);
       if (batch.length < BATCH) break;
       const last = batch[batch.length - 1]!;
       after = { createdAt: last.created_at, id: last.id };
     }
-    if (newest && (!cursor || newest.getTime() > cursor.getTime())) await repository.advanceCursor(this.#tables, CURSOR, newest);
     await repository.forgetSeenBefore(this.#tables, addMilliseconds(this.#clock.now(), -SEEN_RETENTION_MS));
   }
 
   async #handle(event: EventRow): Promise<void> {
-    if (await repository.wasSeen(this.#tables, event.id)) return;
+    const owner: Owner = { tenantId: event.tenant_id, mode: event.mode };
+    if (await repository.wasSeen(this.#tables, owner, event.id)) return;
     await this.#tables.transaction().execute(async (tx) => {
-      if (!(await repository.markSeen(tx, event.id, this.#clock.now()))) return;
+      if (!(await repository.markSeen(tx, owner, event.id, event.created_at, this.#clock.now()))) return;
       const sale = await saleOf(tx, event);
       if (!sale || !Number.isSafeInteger(sale.amountCents)) return;
       try {
-        await this.#record(tx, { tenantId: event.tenant_id, mode: event.mode }, event.created_at, sale);
+        await this.#record(tx, owner, event.created_at, sale);
       } catch (error) {
         // A sale that credits nobody (unknown or expired referral, other currency) is only marked seen.
         if (!(error instanceof AppError)) throw error;

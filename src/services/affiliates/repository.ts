@@ -302,7 +302,7 @@ export const PARTNER_CODE_INDEX = 'affiliates_partners_code';
 export async function insertPartner(db: AffiliatesDb, owner: Owner, row: NewPartner): Promise<PartnerRow | undefined> {
   const inserted = await partners
     .insert(db, owner, rateValues(row as never) as never)
-    .onConflict((conflict) => conflict.columns(['tenant_id', 'mode', 'code']).doNothing())
+    .onConflict((conflict) => conflict.constraint(PARTNER_CODE_INDEX).doNothing())
     .returning(PARTNER_COLUMNS)
     .executeTakeFirst();
   return inserted && toPartner(inserted);
@@ -574,37 +574,37 @@ export async function updateConversion(db: AffiliatesDb, owner: Owner, id: strin
   return toConversion(row);
 }
 
-// The platform-sales reader's cursor and the events it has handled (not owned: they span tenants).
+// Platform events the sales reader has handled, owned by the event's tenant and mode.
 
-export async function readCursor(db: AffiliatesDb, name: string): Promise<Date | undefined> {
-  const row = await db.selectFrom('affiliates_event_cursor').select('read_until').where('name', '=', name).executeTakeFirst();
-  return row?.read_until;
+const seenEvents = owned('affiliates_seen_events');
+const seenById = seenEvents.statement((from, values: { id: string }) => from.select('event_id').where('event_id', '=', values.id));
+
+/** Where the reader got to: the newest event it handled, of any owner. */
+export async function lastSeenEventAt(db: AffiliatesDb): Promise<Date | undefined> {
+  const row = await seenEvents
+    .acrossOwners(db)
+    .clearSelect()
+    .select((eb) => eb.fn.max('event_created_at').as('newest'))
+    .executeTakeFirst();
+  const newest = (row as { newest: Date | string | null } | undefined)?.newest;
+  return newest === null || newest === undefined ? undefined : new Date(newest);
 }
 
-/** Moves the cursor forward only: a slower process never moves it back. */
-export async function advanceCursor(db: AffiliatesDb, name: string, to: Date): Promise<void> {
-  await db
-    .insertInto('affiliates_event_cursor')
-    .values({ name, read_until: to })
-    .onConflict((conflict) => conflict.column('name').doUpdateSet({ read_until: to }).where('affiliates_event_cursor.read_until', '<', to))
-    .execute();
-}
-
-export async function wasSeen(db: AffiliatesDb, eventId: string): Promise<boolean> {
-  return (await db.selectFrom('affiliates_seen_events').select('event_id').where('event_id', '=', eventId).executeTakeFirst()) !== undefined;
+export async function wasSeen(db: AffiliatesDb, owner: Owner, eventId: string): Promise<boolean> {
+  return (await seenById.first(db, owner, { id: eventId })) !== undefined;
 }
 
 /** Marks an event handled; false when another process (or an earlier run) already did. */
-export async function markSeen(db: AffiliatesDb, eventId: string, at: Date): Promise<boolean> {
-  const row = await db
-    .insertInto('affiliates_seen_events')
-    .values({ event_id: eventId, seen_at: at })
+export async function markSeen(db: AffiliatesDb, owner: Owner, eventId: string, eventCreatedAt: Date, at: Date): Promise<boolean> {
+  const row = await seenEvents
+    .insert(db, owner, { event_id: eventId, event_created_at: eventCreatedAt, seen_at: at })
     .onConflict((conflict) => conflict.column('event_id').doNothing())
     .returning('event_id')
     .executeTakeFirst();
   return row !== undefined;
 }
 
+/** Forgets handled events recorded before `before` (older than the reader ever reads again). */
 export async function forgetSeenBefore(db: AffiliatesDb, before: Date): Promise<void> {
-  await db.deleteFrom('affiliates_seen_events').where('seen_at', '<', before).execute();
+  await seenEvents.deleteAcrossOwners(db).where('event_created_at', '<', before).execute();
 }

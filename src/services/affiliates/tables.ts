@@ -113,13 +113,11 @@ export interface AffiliatesConversionsTable {
   updated_at: Date;
 }
 
-export interface AffiliatesEventCursorTable {
-  name: string;
-  read_until: Date;
-}
-
 export interface AffiliatesSeenEventsTable {
   event_id: string;
+  tenant_id: string;
+  mode: Mode;
+  event_created_at: Date;
   seen_at: Date;
 }
 
@@ -129,6 +127,5 @@ export interface AffiliatesTables {
   affiliates_partners: AffiliatesPartnersTable;
   affiliates_referrals: AffiliatesReferralsTable;
   affiliates_conversions: AffiliatesConversionsTable;
-  affiliates_event_cursor: AffiliatesEventCursorTable;
   affiliates_seen_events: AffiliatesSeenEventsTable;
 }

@@ -113,13 +113,13 @@ create index affiliates_conversions_list on affiliates_conversions (tenant_id, m
 create unique index affiliates_conversions_external on affiliates_conversions (tenant_id, mode, source, external_id) where external_id is not null;
 create unique index affiliates_conversions_period on affiliates_conversions (tenant_id, mode, subscription_id, period) where subscription_id is not null;
 
--- How far the platform-event reader has read the event log, per process-independent cursor name.
-create table affiliates_event_cursor (
-  name text primary key,
-  read_until timestamptz not null
-);
--- Platform events already turned into conversions (or looked at and skipped): each once.
+-- Platform events (sales of payments and catalog) already handled by the sales reader: each
+-- once. The newest event_created_at is where the next read starts (less a look-back).
 create table affiliates_seen_events (
   event_id uuid primary key,
+  tenant_id uuid not null,
+  mode text not null check (mode in ('test', 'live')),
+  event_created_at timestamptz not null,
   seen_at timestamptz not null
 );
+create index affiliates_seen_events_by_time on affiliates_seen_events (event_created_at);
