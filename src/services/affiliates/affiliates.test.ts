@@ -386,6 +386,7 @@ describe('commissions', () => {
     expect(paid).toMatchObject({ status: 'paid', paid_at: expect.stringMatching(TIMESTAMP) });
     expectError(await call(platform.app, 'POST', `${BASE}/conversions/${first.id}/void`, { key }), 409, 'invalid_status_transition');
     await api.post(`/conversions/${second.id}/approve`, undefined, 200);
+    expect(await api.post(`/conversions/${third.id}/refund`, undefined, 200)).toMatchObject({ status: 'voided', void_reason: 'refunded' });
     expect(await api.post(`/conversions/${third.id}/void`, undefined, 200)).toMatchObject({ status: 'voided', void_reason: 'refunded' });
     expectError(await call(platform.app, 'POST', `${BASE}/conversions/${third.id}/approve`, { key }), 409, 'invalid_status_transition');
     expect(await api.get(`/affiliates/${partner.id}`)).toMatchObject({
@@ -551,5 +552,6 @@ const routes: Array<{
     addressesOneRow: true,
   },
   { method: 'POST', scope: MANAGE, url: (f) => `${BASE}/conversions/${f.conversion.id}/void`, addressesOneRow: true },
+  { method: 'POST', scope: MANAGE, url: (f) => `${BASE}/conversions/${f.conversion.id}/refund`, addressesOneRow: true },
 ];
 for (const route of routes) describeRouteSecurity(() => platform, { setup: fixture, ...route });

@@ -317,5 +317,8 @@ export function affiliatesRoutes(affiliates: AffiliatesService) {
     move('/conversions/:id/void', 'affiliatesVoidConversion', 'Void a pending or approved commission (the sale was refunded)', (id, request) =>
       affiliates.voidConversion(requestContext(request), id),
     );
+    move('/conversions/:id/refund', 'affiliatesRefundConversion', 'Record the refund of a sale: voids its pending or approved commission (the same as void)', (id, request) =>
+      affiliates.voidConversion(requestContext(request), id),
+    );
   };
 }
