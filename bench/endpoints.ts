@@ -207,4 +207,27 @@ export const ENDPOINTS: BenchEndpoint[] = [
       }
     },
   },
+  {
+    name: 'affiliates partners',
+    path: () => `${S}/affiliates/affiliates?limit=50`,
+    async seed(api, count) {
+      const programme = await api('POST', `${S}/affiliates/programmes`, {
+        name: 'Partners',
+        commission_type: 'percent',
+        commission_percent: 20,
+        landing_url: 'https://shop.example.com/',
+      });
+      const tier = await api('POST', `${S}/affiliates/programmes/${programme.id}/tiers`, { name: 'Gold', commission_type: 'percent', commission_percent: 30 });
+      await times(count, (i) =>
+        api('POST', `${S}/affiliates/affiliates`, {
+          name: `Partner ${i}`,
+          email: `partner${i}@example.com`,
+          programme_id: programme.id,
+          ...(i % 3 ? {} : { tier_id: tier.id }),
+          ...(i % 5 ? {} : { commission_type: 'amount', commission_amount_cents: 1500 }),
+          cookie_days: i % 2 ? null : 60,
+        }),
+      );
+    },
+  },
 ];

@@ -19,6 +19,7 @@ import { installOpenApi } from './platform/openapi/index.js';
 import type { OutboundHttp } from './platform/outbound/http.js';
 import type { RateLimitStore } from './platform/rate-limit/store.js';
 import { createTenantAdmin } from './platform/tenants/service.js';
+import { affiliatesModule } from './services/affiliates/index.js';
 import { appointmentsModule } from './services/appointments/index.js';
 import { tasksModule } from './services/tasks/index.js';
 import { blogsModule } from './services/blogs/index.js';
@@ -46,6 +47,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   appointmentsModule,
   tasksModule,
   outreachModule,
+  affiliatesModule,
 ];
 
 export interface AppDeps {

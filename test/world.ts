@@ -79,6 +79,12 @@ export interface WorldIds {
   outreachEnrollment: string;
   outreachSuppression: string;
   outreachMessage: string;
+  // affiliates: a programme with a tier, a partner of it, a referral of the contact and a conversion
+  affiliateProgramme: string;
+  affiliateTier: string;
+  affiliatePartner: string;
+  affiliateReferral: string;
+  affiliateConversion: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -242,6 +248,27 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     to: '+15005550006',
     body: `${tag} hello`,
   });
+  // affiliates
+  const affiliateProgramme = await send('POST', '/affiliates/programmes', 201, {
+    name: `${tag} programme`,
+    commission_type: 'percent',
+    commission_percent: 20,
+    landing_url: `https://${unique}.example.com/`,
+  });
+  const affiliateTier = await send('POST', `/affiliates/programmes/${text(affiliateProgramme.id)}/tiers`, 201, {
+    name: `${tag} tier`,
+    commission_type: 'percent',
+    commission_percent: 30,
+  });
+  const affiliatePartner = await send('POST', '/affiliates/affiliates', 201, {
+    name: `${tag} partner`,
+    email: email('partner'),
+    contact_id: contact.id,
+    programme_id: affiliateProgramme.id,
+    tier_id: affiliateTier.id,
+  });
+  const affiliateReferral = await send('POST', '/affiliates/referrals', 201, { affiliate_id: affiliatePartner.id, contact_id: contact.id, email: email('referred') });
+  const affiliateConversion = await send('POST', '/affiliates/conversions', 201, { referral_id: affiliateReferral.id, amount_cents: 10000, external_id: `${tag}-order` });
 
   const ids: WorldIds = {
     contact: text(contact.id),
@@ -286,6 +313,11 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     outreachEnrollment: text(outreachEnrollment.id),
     outreachSuppression: text(outreachSuppression.id),
     outreachMessage: text((outreachInbound.message as Data).id),
+    affiliateProgramme: text(affiliateProgramme.id),
+    affiliateTier: text(affiliateTier.id),
+    affiliatePartner: text(affiliatePartner.id),
+    affiliateReferral: text(affiliateReferral.id),
+    affiliateConversion: text(affiliateConversion.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -329,6 +361,11 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'outreach/enrollments': 'outreachEnrollment',
   'outreach/suppressions': 'outreachSuppression',
   'outreach/messages': 'outreachMessage',
+  'affiliates/programmes': 'affiliateProgramme',
+  'affiliates/tiers': 'affiliateTier',
+  'affiliates/affiliates': 'affiliatePartner',
+  'affiliates/referrals': 'affiliateReferral',
+  'affiliates/conversions': 'affiliateConversion',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

@@ -104,7 +104,20 @@ function probesFor(filter: QueryParameter, others: Owner[]): string[] {
 describe('list isolation', () => {
   it('finds the list routes of every service in the document', () => {
     const services = new Set(lists.map((list) => list.template.split('/')[4]));
-    expect([...services].sort()).toEqual(['appointments', 'blogs', 'catalog', 'crm', 'customer-auth', 'forms', 'invoicing', 'outreach', 'payments', 'tasks', 'webhooks']);
+    expect([...services].sort()).toEqual([
+      'affiliates',
+      'appointments',
+      'blogs',
+      'catalog',
+      'crm',
+      'customer-auth',
+      'forms',
+      'invoicing',
+      'outreach',
+      'payments',
+      'tasks',
+      'webhooks',
+    ]);
     expect(lists.length).toBeGreaterThanOrEqual(20);
   });
 

@@ -58,6 +58,8 @@ export const ERROR_STATUS = {
   address_suppressed: 409,
   sequence_archived: 409,
   sequence_in_use: 409,
+  // affiliates
+  affiliate_not_found: 404,
   // Server
   internal_error: 500,
   service_unavailable: 503,

@@ -56,6 +56,7 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   sequence_archived: { message: 'The sequence is archived; set its status to active, paused or draft to enrol people.' },
   sequence_in_use: { message: 'The sequence has enrollments; set its status to archived instead.' },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
+  affiliate_not_found: { message: 'No affiliate partner has this id.' },
   invalid_credentials: { message: 'The email or password is wrong.' },
   invalid_session: { message: 'The session token is unknown, expired or revoked.' },
   invalid_challenge: { message: 'The MFA challenge is unknown, used, expired or ended.' },

@@ -154,6 +154,24 @@ export class EventLog {
     await db.updateTable('events').set({ dispatched: true }).where('id', 'in', ids).execute();
   }
 
+  /**
+   * Events of any owner with one of `types`, oldest first, after the position (`created_at`,
+   * `id`) given: for services that react to other services' events (they keep their own cursor
+   * and record what they handled, as the event log knows nothing of its readers).
+   */
+  async readAfter(types: readonly string[], after: { createdAt: Date; id: string }, limit: number): Promise<EventRow[]> {
+    if (types.length === 0) return [];
+    return this.#db
+      .selectFrom('events')
+      .select(EVENT_COLUMNS)
+      .where('type', 'in', types)
+      .where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
   /** Deletes events older than the retention period; returns how many. */
   async sweep(now: Date): Promise<number> {
     const before = addMilliseconds(now, -EVENT_RETENTION_DAYS * DAY_MS);

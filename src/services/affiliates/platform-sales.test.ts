@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
+import { fixtures } from '../catalog/test-helpers.js';
+import { createSession, paySession } from '../payments/test-helpers.js';
+import { affiliatesClient, BASE } from './test-helpers.js';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform.close());
+
+const DAY = 24 * 3600 * 1000;
+const catalog = fixtures(() => platform);
+
+async function conversionsOf(key: string, affiliateId: string) {
+  const response = await call(platform.app, 'GET', `${BASE}/conversions?affiliate_id=${affiliateId}&limit=200`, { key });
+  return (response.json().data as Array<{ period: number | null; commission_cents: number; source: string; status: string; amount_cents: number }>).reverse();
+}
+
+describe('sales of the platform', () => {
+  it('credits a paid checkout session that carries affiliate_referral_id in its metadata, once', async () => {
+    const key = await (await platform.newTenant()).key();
+    const api = affiliatesClient(platform, key);
+    const programme = await api.programme({ commission_percent: 10 });
+    const partner = await api.partner({ programme_id: programme.id, code: 'SHOP' });
+    const referralId = new URL((await platform.app.inject({ method: 'GET', url: '/r/SHOP' })).headers.location as string).searchParams.get('affiliate_referral_id')!;
+    const session = await createSession(platform, key, {
+      line_items: [{ name: 'Course', unit_amount_cents: 5300, quantity: 1 }],
+      currency: 'usd',
+      success_url: 'https://shop.example.com/thanks',
+      metadata: { affiliate_referral_id: referralId },
+    });
+    const unrelated = await createSession(platform, key);
+    await paySession(platform, session.id);
+    await paySession(platform, unrelated.id);
+    await platform.runtime.jobs.runDue();
+    await platform.runtime.jobs.runDue();
+    const conversions = await conversionsOf(key, partner.id);
+    expect(conversions).toHaveLength(1);
+    expect(conversions[0]).toMatchObject({ source: 'payments', amount_cents: 5300, commission_cents: 530, status: 'pending', external_id: `checkout_session:${session.id}` });
+    expect(await api.get(`/affiliates/${partner.id}`)).toMatchObject({ lifetime_revenue_cents: 5300, lifetime_commission_cents: 530, conversion_count: 1, click_count: 1 });
+  });
+
+  it('credits each billing period of a referred contact’s subscription as the billing clock renews it, within recurring_months', async () => {
+    const key = await catalog.newKey();
+    const api = affiliatesClient(platform, key);
+    const programme = await api.programme({ commission_type: 'amount', commission_percent: null, commission_amount_cents: 500, recurring_months: -1 });
+    const cases: Array<[number | null, string]> = [
+      [2, 'TWO'],
+      [0, 'FIRST'],
+      [-1, 'LIFE'],
+      [null, 'PROG'],
+    ];
+    const { product } = await catalog.productWithPrice(key, {}, { unit_price_cents: 2000, currency: 'usd', billing_interval: 'month' });
+    const partners: Array<{ id: string; recurring: number | null }> = [];
+    for (const [recurring, code] of cases) {
+      const partner = await api.partner({ programme_id: programme.id, code, recurring_months: recurring });
+      const contact = await catalog.createContact(key, `Buyer ${code}`);
+      await api.post('/referrals', { code, contact_id: contact.id });
+      const started = await catalog.startSubscription(key, { product_id: product.id, contact_id: contact.id });
+      expect(started.statusCode, started.body).toBe(201);
+      partners.push({ id: partner.id, recurring });
+    }
+    for (let month = 0; month < 5; month++) {
+      platform.clock.advance(31 * DAY);
+      await platform.runtime.jobs.runDue();
+    }
+    await platform.runtime.jobs.runDue();
+    for (const { id, recurring } of partners) {
+      const conversions = await conversionsOf(key, id);
+      expect(conversions.length, `recurring_months ${recurring}`).toBeGreaterThanOrEqual(5);
+      expect(conversions.map((conversion) => conversion.period)).toEqual(conversions.map((_, index) => index + 1));
+      const limit = recurring === null ? Infinity : recurring < 0 ? Infinity : Math.max(1, recurring);
+      expect(
+        conversions.map((conversion) => conversion.commission_cents),
+        `recurring_months ${recurring}`,
+      ).toEqual(conversions.map((_, index) => (index + 1 <= limit ? 500 : 0)));
+      expect(conversions.every((conversion) => conversion.source === 'catalog' && conversion.amount_cents === 2000)).toBe(true);
+    }
+  });
+});
