@@ -36,6 +36,8 @@ export interface Config {
   compression: boolean;
   /** Write every reply both ways and fail on a difference (SERIALIZER_CROSS_CHECK; the test suite sets it). */
   serializerCrossCheck: boolean;
+  /** AI-monitored SEO questions allowed per tenant and mode (SEO_AI_MONITOR_LIMIT, default 25). */
+  seoAiMonitorLimit: number;
   http: HttpTimeouts;
   database: DatabaseTimeouts;
   outbound: OutboundSettings;
@@ -180,6 +182,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const compression = flag('COMPRESSION', true);
   const serializerCrossCheck = flag('SERIALIZER_CROSS_CHECK', false);
 
+  const seoAiMonitorLimitText = text('SEO_AI_MONITOR_LIMIT') ?? '25';
+  const seoAiMonitorLimit = Number(seoAiMonitorLimitText);
+  if (!/^\d+$/.test(seoAiMonitorLimitText) || seoAiMonitorLimit > 100_000) {
+    problems.push(`SEO_AI_MONITOR_LIMIT must be an integer from 0 to 100000; got "${seoAiMonitorLimitText}".`);
+  }
+
   const faultInjection = parseFaultInjection(text('FAULT_INJECTION'), text('NODE_ENV'), problems);
   const http: HttpTimeouts = {
     headersTimeoutMs: milliseconds('HTTP_HEADERS_TIMEOUT_MS', 10_000, { min: 100 }),
@@ -233,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins,
     compression,
     serializerCrossCheck,
+    seoAiMonitorLimit,
     http,
     database,
     outbound,

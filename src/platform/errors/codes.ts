@@ -60,6 +60,8 @@ export const ERROR_STATUS = {
   sequence_in_use: 409,
   // affiliates
   affiliate_not_found: 404,
+  // seo
+  ai_monitor_limit_reached: 409,
   // Server
   internal_error: 500,
   service_unavailable: 503,

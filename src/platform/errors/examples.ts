@@ -57,6 +57,7 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   sequence_in_use: { message: 'The sequence has enrollments; set its status to archived instead.' },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
   affiliate_not_found: { message: 'No affiliate partner has this id.' },
+  ai_monitor_limit_reached: { message: 'At most 25 questions can be monitored in AI answers.' },
   invalid_credentials: { message: 'The email or password is wrong.' },
   invalid_session: { message: 'The session token is unknown, expired or revoked.' },
   invalid_challenge: { message: 'The MFA challenge is unknown, used, expired or ended.' },
