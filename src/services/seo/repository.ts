@@ -224,17 +224,17 @@ export async function deletePages(db: SeoDb, owner: Owner, siteId: string): Prom
   await pages.delete(db, owner).where('site_id', '=', siteId).execute();
 }
 
-const pageList = pages.list<{ siteId: string; competitorId?: string; own?: true }, RawPage>({
+/** `target` is the competitor's id, or the site's own id for the site's pages (coalesce(competitor_id, site_id)). */
+const pageList = pages.list<{ siteId: string; target: string }, RawPage>({
   filters: {
     siteId: (eb, siteId) => eb('site_id', '=', siteId),
-    competitorId: (eb, competitorId) => eb('competitor_id', '=', competitorId),
-    own: (eb) => eb('competitor_id', 'is', null),
+    target: (eb, target) => eb(sql`coalesce(competitor_id, site_id)`, '=', target),
   },
   select: (from) => from.select(PAGE_COLUMNS).orderBy('url').orderBy('id'),
 });
 
 export async function listPages(db: SeoDb, owner: Owner, siteId: string, competitorId: string | undefined, page: PageRequest) {
-  const { rows, total } = await pageList.page(db, owner, competitorId ? { siteId, competitorId } : { siteId, own: true }, page);
+  const { rows, total } = await pageList.page(db, owner, { siteId, target: competitorId ?? siteId }, page);
   return { rows: rows.map(toPage), total };
 }
 
