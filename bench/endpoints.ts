@@ -230,4 +230,16 @@ export const ENDPOINTS: BenchEndpoint[] = [
       );
     },
   },
+  {
+    name: 'seo questions',
+    path: (seeded) => `${S}/seo/sites/${seeded.siteId}/questions?limit=50`,
+    async seed(api, count, seeded) {
+      const site = await api('POST', `${S}/seo/sites`, { domain: 'bench.example.com', name: 'Bench' });
+      seeded.siteId = site.id;
+      for (let start = 0; start < count; start += 50) {
+        const questions = Array.from({ length: Math.min(50, count - start) }, (_, offset) => ({ question: `How does feature ${start + offset} work?` }));
+        await api('POST', `${S}/seo/sites/${site.id}/questions`, { questions });
+      }
+    },
+  },
 ];

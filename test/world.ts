@@ -85,6 +85,10 @@ export interface WorldIds {
   affiliatePartner: string;
   affiliateReferral: string;
   affiliateConversion: string;
+  // seo: a site with one tracked question and one competitor (never crawled: the world makes no outbound requests)
+  seoSite: string;
+  seoQuestion: string;
+  seoCompetitor: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -270,6 +274,11 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const affiliateReferral = await send('POST', '/affiliates/referrals', 201, { affiliate_id: affiliatePartner.id, contact_id: contact.id, email: email('referred') });
   const affiliateConversion = await send('POST', '/affiliates/conversions', 201, { referral_id: affiliateReferral.id, amount_cents: 10000, external_id: `${tag}-order` });
 
+  // seo
+  const seoSite = await send('POST', '/seo/sites', 201, { domain: `${unique}.example.com`, name: `${tag} site` });
+  const seoAdded = await send('POST', `/seo/sites/${text(seoSite.id)}/questions`, 200, { questions: [{ question: `What is ${tag}?` }] });
+  const seoCompetitor = await send('POST', `/seo/sites/${text(seoSite.id)}/competitors`, 201, { domain: `rival-${unique}.example.com`, name: `${tag} rival` });
+
   const ids: WorldIds = {
     contact: text(contact.id),
     company: text(company.id),
@@ -318,6 +327,9 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     affiliatePartner: text(affiliatePartner.id),
     affiliateReferral: text(affiliateReferral.id),
     affiliateConversion: text(affiliateConversion.id),
+    seoSite: text(seoSite.id),
+    seoQuestion: text((seoAdded.questions as Data[])[0]!.id),
+    seoCompetitor: text(seoCompetitor.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -366,6 +378,9 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'affiliates/affiliates': 'affiliatePartner',
   'affiliates/referrals': 'affiliateReferral',
   'affiliates/conversions': 'affiliateConversion',
+  'seo/sites': 'seoSite',
+  'seo/questions': 'seoQuestion',
+  'seo/competitors': 'seoCompetitor',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };
