@@ -2517,6 +2517,234 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/services/seo/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sites, newest first */
+        get: operations["seoListSites"];
+        put?: never;
+        /** Add a site (a domain to crawl and track) */
+        post: operations["seoCreateSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a site */
+        get: operations["seoGetSite"];
+        put?: never;
+        post?: never;
+        /** Delete a site with its pages, search data, topics, questions and competitors */
+        delete: operations["seoDeleteSite"];
+        options?: never;
+        head?: never;
+        /** Rename a site or change its domain (a new domain forgets crawled pages) */
+        patch: operations["seoUpdateSite"];
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Crawl the site in the background (answers the crawl already queued or running, if any) */
+        post: operations["seoCrawlSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/crawls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List crawls of the site and its competitors, newest first */
+        get: operations["seoListCrawls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/crawls/{crawl_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a crawl and its progress */
+        get: operations["seoGetCrawl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the pages of the latest crawl, by URL (the site's own, or a competitor's) */
+        get: operations["seoListPages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/search-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import search query rows (as a Search Console export gives them) and rebuild the topics */
+        post: operations["seoImportSearchData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the topics of the current build, most seen first */
+        get: operations["seoListTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tracked questions, newest first */
+        get: operations["seoListQuestions"];
+        put?: never;
+        /** Add tracked questions (at most 50; duplicates are never created, ignored ones are reopened) */
+        post: operations["seoAddQuestions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/questions/{question_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a tracked question */
+        get: operations["seoGetQuestion"];
+        put?: never;
+        post?: never;
+        /** Stop tracking a question */
+        delete: operations["seoDeleteQuestion"];
+        options?: never;
+        head?: never;
+        /** Change the status of a question (open, answered, ignored) or its AI monitoring */
+        patch: operations["seoUpdateQuestion"];
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/competitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Competitors and topic gaps (gaps once the site is crawled, topics exist and a competitor has been read) */
+        get: operations["seoCompetitorsView"];
+        put?: never;
+        /** Add a competitor of the site */
+        post: operations["seoCreateCompetitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/competitors/{competitor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a competitor and its pages */
+        delete: operations["seoDeleteCompetitor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/seo/sites/{site_id}/competitors/{competitor_id}/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read a competitor with the same crawler, in the background */
+        post: operations["seoCrawlCompetitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7098,6 +7326,766 @@ export interface components {
         AffiliateConversionList: {
             data: components["schemas"]["AffiliateConversion"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        /** SeoSite */
+        SeoSite: {
+            /**
+             * Format: uuid
+             * @description Site id.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description Host name, lower case, with a port only when not the default.
+             * @example example.com
+             */
+            domain: string;
+            /**
+             * @description Display name.
+             * @example Example blog
+             */
+            name: string;
+            /**
+             * @description Where crawls start.
+             * @example https://example.com/
+             */
+            start_url: string;
+            /**
+             * @description State of the latest crawl. One of never, queued, running, completed, failed.
+             * @example never
+             */
+            crawl_status: "never" | "queued" | "running" | "completed" | "failed";
+            /**
+             * Format: date-time
+             * @description When the latest crawl finished; null before the first.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            last_crawled_at: string | null;
+            /**
+             * Format: int32
+             * @description Pages recorded by the latest crawl (answered 2xx, HTML, not noindex).
+             * @example 12
+             */
+            page_count: number;
+            /**
+             * Format: int32
+             * @description Build of the topics clustered from search data; null before the first import.
+             * @example 3
+             */
+            topics_revision: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SeoSiteList */
+        SeoSiteList: {
+            data: components["schemas"]["SeoSite"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** DeletedSeoObject */
+        DeletedSeoObject: {
+            /**
+             * Format: uuid
+             * @description The id of what was deleted.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description Always true.
+             * @example true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /** SeoCrawl */
+        SeoCrawl: {
+            /**
+             * Format: uuid
+             * @description Crawl id.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The site.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            site_id: string;
+            /**
+             * Format: uuid
+             * @description The competitor read; null when the crawl reads the site itself.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            competitor_id: string | null;
+            /**
+             * @description Where the crawl is. One of queued, running, completed, failed.
+             * @example queued
+             */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description The budget the crawl runs within. */
+            budget: {
+                /**
+                 * Format: int32
+                 * @description Pages to fetch at most.
+                 * @example 50
+                 */
+                max_pages: number;
+                /**
+                 * Format: int32
+                 * @description Links away from the start page at most.
+                 * @example 3
+                 */
+                max_depth: number;
+                /**
+                 * Format: int32
+                 * @description Seconds of crawling at most.
+                 * @example 60
+                 */
+                max_seconds: number;
+            };
+            /** @description Counts so far; updated while the crawl runs. */
+            progress: {
+                /**
+                 * Format: int32
+                 * @description HTML pages read (2xx).
+                 * @example 10
+                 */
+                pages_crawled: number;
+                /**
+                 * Format: int32
+                 * @description Pages that answered an error status, could not be reached or redirected too often.
+                 * @example 1
+                 */
+                pages_failed: number;
+                /**
+                 * Format: int32
+                 * @description Links robots.txt did not allow.
+                 * @example 2
+                 */
+                urls_blocked: number;
+                /**
+                 * Format: int32
+                 * @description Same-host URLs found so far (the start page included).
+                 * @example 25
+                 */
+                urls_queued: number;
+            };
+            /**
+             * @description Why it stopped: completed (nothing left), max_pages, time_budget; null until it ends.
+             * @example completed
+             */
+            stop_reason: string | null;
+            /**
+             * @description Why it failed (a refused or unreachable target).
+             * @example Refused to connect to 10.0.0.1: not a public address (private).
+             */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When a worker began it.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ended.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /** SeoCrawlList */
+        SeoCrawlList: {
+            data: components["schemas"]["SeoCrawl"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** SeoPage */
+        SeoPage: {
+            /**
+             * Format: uuid
+             * @description Page id.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The competitor whose page this is; null for the site itself.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            competitor_id: string | null;
+            /**
+             * @description The URL that answered (after redirects).
+             * @example https://example.com/faq
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Links away from the start page.
+             * @example 1
+             */
+            depth: number;
+            /**
+             * Format: int32
+             * @description HTTP status of the answer.
+             * @example 200
+             */
+            status_code: number;
+            /**
+             * @description The <title>.
+             * @example Shipping FAQ
+             */
+            title: string | null;
+            /**
+             * @description The meta description.
+             * @example Answers about shipping and returns.
+             */
+            meta_description: string | null;
+            /** @description Headings in document order. */
+            headings: {
+                /**
+                 * Format: int32
+                 * @description h1 to h6.
+                 * @example 2
+                 */
+                level: number;
+                /**
+                 * @description Heading text.
+                 * @example How long does shipping take?
+                 */
+                text: string;
+            }[];
+            /**
+             * Format: int32
+             * @description Words of visible text.
+             * @example 640
+             */
+            word_count: number;
+            /** @description Questions the page answers: headings phrased as questions, then FAQPage entries. */
+            questions: {
+                /**
+                 * @description The question as written.
+                 * @example How long does shipping take?
+                 */
+                question: string;
+                /**
+                 * @description Text after the question heading, or the accepted answer of FAQ markup; cut at 1,000 characters.
+                 * @example Orders ship within two days.
+                 */
+                answer: string;
+                /**
+                 * @description Where the page asks it: a heading, or FAQPage JSON-LD. One of heading, faq_schema.
+                 * @example heading
+                 */
+                source: "heading" | "faq_schema";
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            crawled_at: string;
+        };
+        /** SeoPageList */
+        SeoPageList: {
+            data: components["schemas"]["SeoPage"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** SeoSearchDataImport */
+        SeoSearchDataImport: {
+            /**
+             * Format: int32
+             * @description Rows stored by this request.
+             * @example 250
+             */
+            imported: number;
+            /**
+             * Format: int32
+             * @description Distinct queries of the site now.
+             * @example 80
+             */
+            queries: number;
+            /**
+             * Format: int32
+             * @description Topics of the new build.
+             * @example 12
+             */
+            topics: number;
+            /**
+             * Format: int32
+             * @description The new build of the topics.
+             * @example 4
+             */
+            revision: number;
+        };
+        /** SeoTopic */
+        SeoTopic: {
+            /**
+             * Format: uuid
+             * @description Topic id; the same cluster keeps its id across builds.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description The query the topic formed around (its most seen).
+             * @example shipping time
+             */
+            label: string;
+            /**
+             * @description The highest-weighted terms.
+             * @example [
+             *       "shipping",
+             *       "time"
+             *     ]
+             */
+            terms: string[];
+            /**
+             * Format: int32
+             * @description Queries in the topic.
+             * @example 6
+             */
+            query_count: number;
+            /**
+             * Format: int64
+             * @description Impressions of its queries.
+             * @example 1200
+             */
+            impressions: number;
+            /**
+             * Format: int64
+             * @description Clicks of its queries.
+             * @example 80
+             */
+            clicks: number;
+            /**
+             * Format: int32
+             * @description The build this topic belongs to.
+             * @example 4
+             */
+            revision: number;
+        };
+        /** SeoTopicList */
+        SeoTopicList: {
+            data: components["schemas"]["SeoTopic"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** SeoQuestion */
+        SeoQuestion: {
+            /**
+             * Format: uuid
+             * @description Question id.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * @description The question as first added.
+             * @example How long does shipping take?
+             */
+            question: string;
+            /**
+             * @description Classification from its wording: definition, how_to, reason, comparison, quantity, time, place, entity, yes_no, other.
+             * @example how_to
+             */
+            kind: string;
+            /**
+             * @description Search intent: informational, commercial, transactional, navigational.
+             * @example informational
+             */
+            intent: string;
+            /**
+             * @description Where the question came from: api.
+             * @example [
+             *       "api"
+             *     ]
+             */
+            sources: string[];
+            /**
+             * Format: uuid
+             * @description The topic of its query (or the topic whose label it shares), of the current build.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            topic_id: string | null;
+            /**
+             * @description Label of that topic.
+             * @example shipping time
+             */
+            topic_label: string | null;
+            /**
+             * Format: uuid
+             * @description The imported query it corresponds to.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            query_id: string | null;
+            /** @description Search demand from imported search data. */
+            demand: {
+                /**
+                 * Format: int64
+                 * @description Impressions of the matching query over the period.
+                 * @example 1200
+                 */
+                impressions: number;
+                /**
+                 * Format: int64
+                 * @description Clicks of the matching query over the period.
+                 * @example 80
+                 */
+                clicks: number;
+                /**
+                 * @description Average position weighted by impressions; 0 when not measured.
+                 * @example 4.2
+                 */
+                position: number;
+                /**
+                 * @description Whether imported search data has a query for this question.
+                 * @example true
+                 */
+                measured: boolean;
+                /**
+                 * @description First and last day of the data, YYYY-MM-DD/YYYY-MM-DD; empty when not measured.
+                 * @example 2026-10-01/2026-10-28
+                 */
+                period: string;
+            };
+            /**
+             * @description The crawled page of the site that answers it best.
+             * @example https://example.com/faq
+             */
+            best_page_url: string | null;
+            /**
+             * @description What the best page matched on: faq_schema, question_heading, title, heading, body_text, none.
+             * @example question_heading
+             */
+            match_basis: string;
+            /**
+             * @description none: no page covers it; partial: a page is about it without asking and answering it; full: a page asks it and answers it directly. One of none, partial, full.
+             * @example none
+             */
+            coverage: "none" | "partial" | "full";
+            /**
+             * Format: int32
+             * @description 0-100: the weights of the checks the best page passes.
+             * @example 70
+             */
+            answer_score: number;
+            /** @description Weighted checks of the best page; empty until the site has been crawled. */
+            checks: {
+                /**
+                 * @description Stable key of the check.
+                 * @example question_on_page
+                 */
+                key: string;
+                /**
+                 * @description What the check looks for.
+                 * @example The page asks the question (a heading or an FAQ entry)
+                 */
+                label: string;
+                /**
+                 * @description Whether the best page passes it.
+                 * @example true
+                 */
+                passed: boolean;
+                /**
+                 * Format: int32
+                 * @description Points of answer_score it is worth (the weights sum to 100).
+                 * @example 25
+                 */
+                weight: number;
+                /**
+                 * @description What was found.
+                 * @example Asked as "How long does shipping take?" (heading).
+                 */
+                detail: string;
+            }[];
+            /**
+             * @description Workflow state; an ignored question is reopened when added again. One of open, answered, ignored.
+             * @example open
+             */
+            status: "open" | "answered" | "ignored";
+            /**
+             * @description Whether AI answers to it are checked on a schedule.
+             * @example false
+             */
+            ai_monitored: boolean;
+            /**
+             * Format: int32
+             * @description Order of AI checks, higher first: 0-100 from its demand.
+             * @example 10
+             */
+            ai_priority: number;
+            ai_models: string[] | null;
+            /**
+             * Format: date-time
+             * @description When AI answers were last checked.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ai_last_checked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When they are checked next; null when not monitored.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ai_next_check_at: string | null;
+            ai_latest: {
+                /**
+                 * @description Answer engine asked.
+                 * @example sandbox
+                 */
+                engine: string;
+                /**
+                 * @description Model of the engine.
+                 * @example sandbox-1
+                 */
+                model: string;
+                /**
+                 * @description Whether the answer mentions the site's domain or name.
+                 * @example true
+                 */
+                mentioned: boolean;
+                /**
+                 * @description URLs the answer cites.
+                 * @example [
+                 *       "https://example.com/faq"
+                 *     ]
+                 */
+                cited_urls: string[];
+                /**
+                 * Format: int32
+                 * @description Rank of the first citation of the site; null when not cited.
+                 * @example 1
+                 */
+                position: number | null;
+                /**
+                 * @description Start of the answer.
+                 * @example Orders usually ship within two days.
+                 */
+                answer_excerpt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                checked_at: string;
+            } | null;
+            /**
+             * @description Who added it; null when added through the API.
+             * @example Ada
+             */
+            author_label: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last evaluated against crawled pages and search data; null before the site is crawled.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            evaluated_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SeoAddQuestionsResult */
+        SeoAddQuestionsResult: {
+            /**
+             * Format: int32
+             * @description Questions added by this request.
+             * @example 2
+             */
+            created: number;
+            /**
+             * Format: int32
+             * @description Questions sent that were already tracked (or sent twice).
+             * @example 1
+             */
+            existing: number;
+            /** @description Every question sent, in order, as stored. */
+            questions: components["schemas"]["SeoQuestion"][];
+            /** @description The plan limit of AI monitoring and where it stands. */
+            ai_monitoring: {
+                /**
+                 * Format: int32
+                 * @description AI-monitored questions allowed per tenant and mode (SEO_AI_MONITOR_LIMIT).
+                 * @example 25
+                 */
+                limit: number;
+                /**
+                 * Format: int32
+                 * @description AI-monitored questions now.
+                 * @example 3
+                 */
+                monitored: number;
+                /**
+                 * Format: int32
+                 * @description Questions of this request that asked for monitoring and did not get it, the limit being reached.
+                 * @example 0
+                 */
+                not_monitored: number;
+            };
+        };
+        /** SeoQuestionList */
+        SeoQuestionList: {
+            data: components["schemas"]["SeoQuestion"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** SeoCompetitor */
+        SeoCompetitor: {
+            /**
+             * Format: uuid
+             * @description Competitor id.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The site it competes with.
+             * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+             */
+            site_id: string;
+            /**
+             * @description Host name, lower case.
+             * @example rival.example
+             */
+            domain: string;
+            /**
+             * @description Display name.
+             * @example Rival
+             */
+            name: string;
+            /**
+             * @description Where crawls start.
+             * @example https://rival.example/
+             */
+            start_url: string;
+            /**
+             * @description State of the latest crawl. One of never, queued, running, completed, failed.
+             * @example never
+             */
+            crawl_status: "never" | "queued" | "running" | "completed" | "failed";
+            /**
+             * Format: date-time
+             * @description When the latest crawl finished; null before the first.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            last_crawled_at: string | null;
+            /**
+             * Format: int32
+             * @description Pages recorded by the latest crawl.
+             * @example 30
+             */
+            page_count: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** SeoCompetitorsView */
+        SeoCompetitorsView: {
+            /** @description Competitors set up for the site. */
+            competitors: components["schemas"]["SeoCompetitor"][];
+            /** @description Topics competitor pages cover and the site's do not, largest first (impressions, then clicks). */
+            gaps: {
+                /**
+                 * Format: uuid
+                 * @description The topic.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                topic_id: string;
+                /**
+                 * @description Its label.
+                 * @example shipping time
+                 */
+                topic_label: string;
+                /**
+                 * Format: int64
+                 * @description The topic's impressions: the gap's size.
+                 * @example 1200
+                 */
+                impressions: number;
+                /**
+                 * Format: int64
+                 * @description The topic's clicks.
+                 * @example 80
+                 */
+                clicks: number;
+                /**
+                 * Format: int32
+                 * @description Queries in the topic.
+                 * @example 6
+                 */
+                query_count: number;
+                /** @description Competitors whose crawled pages cover the topic. */
+                competitors: {
+                    /**
+                     * Format: uuid
+                     * @description A competitor covering the topic.
+                     * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                     */
+                    competitor_id: string;
+                    /**
+                     * @description Its domain.
+                     * @example rival.example
+                     */
+                    domain: string;
+                    /**
+                     * @description Its page that covers the topic.
+                     * @example https://rival.example/shipping
+                     */
+                    url: string;
+                }[];
+            }[];
+            /**
+             * @description Whether any competitor has been read yet.
+             * @example true
+             */
+            crawled: boolean;
+            /**
+             * @description False when gaps cannot be computed yet (see reason).
+             * @example true
+             */
+            measurable: boolean;
+            /**
+             * @description needs_crawl when the site itself has not been crawled; no_topics when search data has not been clustered; null when gaps were computed.
+             * @example needs_crawl
+             */
+            reason: "needs_crawl" | "no_topics" | null;
+            /**
+             * Format: int32
+             * @description Build of the topics the gaps were computed against.
+             * @example 4
+             */
+            revision: number | null;
+            /**
+             * @description What the data is and is not.
+             * @example Gaps are computed from the pages last crawled.
+             */
+            note: string;
         };
     };
     responses: never;
@@ -40779,6 +41767,3199 @@ export interface operations {
                 };
             };
             /** @description invalid_status_transition: the commission cannot move that way (pending -> approved -> paid; pending or approved -> voided); or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoListSites: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of seo sites. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeoSiteList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoCreateSite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "example.com",
+                 *       "name": "Example blog"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A host name (example.com), optionally with a port, or a URL (https://www.example.com/blog): stored as the lower-case host (IDN as punycode) with a non-default port; the URL, if given, is where crawls start.
+                     * @example example.com
+                     */
+                    domain: string;
+                    /**
+                     * @description Display name; trimmed. Default: the domain.
+                     * @example Example blog
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new seo site. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoSite"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: a site with this domain exists; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoGetSite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seo site. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoSite"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoDeleteSite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedSeoObject"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoUpdateSite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A host name (example.com), optionally with a port, or a URL (https://www.example.com/blog): stored as the lower-case host (IDN as punycode) with a non-default port; the URL, if given, is where crawls start. A new domain forgets the pages crawled so far.
+                     * @example example.com
+                     */
+                    domain?: string;
+                    /**
+                     * @description Display name; trimmed.
+                     * @example Example blog
+                     */
+                    name?: string;
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The seo site. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoSite"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: another site has this domain. stale_update: the site changed since expected_updated_at; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoCrawlSite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_pages": 100,
+                 *       "max_depth": 2
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Pages to fetch at most; default 50.
+                     * @example 50
+                     */
+                    max_pages?: number;
+                    /**
+                     * Format: int32
+                     * @description Links away from the start page at most; default 3.
+                     * @example 3
+                     */
+                    max_depth?: number;
+                    /**
+                     * Format: int32
+                     * @description Seconds of crawling at most; default 60.
+                     * @example 60
+                     */
+                    max_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The seo crawl. */
+            202: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoCrawl"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoListCrawls: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of seo crawls. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeoCrawlList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoGetCrawl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Crawl id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seo crawl. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoCrawl"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoListPages: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description A competitor's pages instead of the site's own.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                competitor_id?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of seo pages. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeoPageList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoImportSearchData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rows": [
+                 *         {
+                 *           "query": "how long does shipping take",
+                 *           "page": "https://example.com/faq",
+                 *           "impressions": 120,
+                 *           "clicks": 12,
+                 *           "position": 4.2,
+                 *           "date": "2026-11-01"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Rows as a Search Console export gives them, at most 1000 per request; a row for the same query, page and day replaces the earlier one. */
+                    rows: {
+                        /**
+                         * @description The search query.
+                         * @example how long does shipping take
+                         */
+                        query: string;
+                        /**
+                         * @description The page that appeared (an absolute http or https URL).
+                         * @example https://example.com/faq
+                         */
+                        page: string;
+                        /**
+                         * Format: int32
+                         * @description Impressions that day.
+                         * @example 120
+                         */
+                        impressions: number;
+                        /**
+                         * Format: int32
+                         * @description Clicks that day; at most the impressions.
+                         * @example 12
+                         */
+                        clicks: number;
+                        /**
+                         * @description Average position that day (1 is the top).
+                         * @example 4.2
+                         */
+                        position: number;
+                        /**
+                         * Format: date
+                         * @description Day, YYYY-MM-DD.
+                         * @example 2026-11-01
+                         */
+                        date: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The seo search data import. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoSearchDataImport"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoListTopics: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of seo topics. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeoTopicList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoListQuestions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description Rows to skip. */
+                offset?: number;
+                /**
+                 * @description Only questions in this state. One of open, answered, ignored.
+                 * @example open
+                 */
+                status?: "open" | "answered" | "ignored";
+                /**
+                 * @description Only questions with this coverage. One of none, partial, full.
+                 * @example none
+                 */
+                coverage?: "none" | "partial" | "full";
+                /**
+                 * @description Only questions of this topic.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                topic_id?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of seo questions. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeoQuestionList"];
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoAddQuestions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "questions": [
+                 *         {
+                 *           "question": "How long does shipping take?",
+                 *           "monitor_in_ai": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description At most 50 questions. */
+                    questions: {
+                        /**
+                         * @description The question; compared without case, quotes, extra spaces or end punctuation.
+                         * @example How long does shipping take?
+                         */
+                        question: string;
+                        /**
+                         * @description true schedules checks of AI answers (within the plan limit, using no AI credits); false stops them; absent leaves them as they are.
+                         * @example true
+                         */
+                        monitor_in_ai?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The seo add questions result. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoAddQuestionsResult"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: the site tracks the most questions allowed; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoGetQuestion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of a copy you hold: if the resource still has it, the reply is 304 without a body.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Question id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seo question. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Strong entity tag of this representation; send it back in If-None-Match (or If-Match on PATCH). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoQuestion"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag. No body; ETag and the usual headers are sent. */
+            304: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoDeleteQuestion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Question id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedSeoObject"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoUpdateQuestion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The ETag you last read (from GET of this resource); if the resource changed since, the update is refused with 412 precondition_failed. `*` only requires that it exists. An alternative to expected_updated_at.
+                 * @example "3q2-7wEjB0mJ1xY0aQd2xB9Zp3E"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Question id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "answered"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The new state. One of open, answered, ignored.
+                     * @example open
+                     */
+                    status?: "open" | "answered" | "ignored";
+                    /**
+                     * @description Start (within the plan limit) or stop AI answer checks.
+                     * @example true
+                     */
+                    ai_monitored?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description The updated_at you last read; if the row changed since, the update is refused with 409 stale_update.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The seo question. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoQuestion"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ai_monitor_limit_reached: the plan limit of AI-monitored questions is reached. stale_update: the question changed since expected_updated_at; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: precondition_failed. */
+            412: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoCompetitorsView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seo competitors view. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoCompetitorsView"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoCreateCompetitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "rival.example",
+                 *       "name": "Rival"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A host name (example.com), optionally with a port, or a URL (https://www.example.com/blog): stored as the lower-case host (IDN as punycode) with a non-default port; the URL, if given, is where crawls start.
+                     * @example example.com
+                     */
+                    domain: string;
+                    /**
+                     * @description Display name; trimmed. Default: the domain.
+                     * @example Rival
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new seo competitor. */
+            201: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoCompetitor"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: already a competitor, the site itself, or the most competitors allowed; or idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body too large: payload_too_large. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON: unsupported_media_type. */
+            415: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoDeleteCompetitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Competitor id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                competitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the reply names what was deleted. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedSeoObject"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
+            409: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Over the per-key rate limit: rate_limited (see Retry-After). */
+            429: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Something failed on our side: internal_error (quote the Service-Request-Id). */
+            500: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is busy or unreachable, or the server is shutting down: service_unavailable; retry after Retry-After. */
+            503: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenBusy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seoCrawlCompetitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: the same key with the same request within 24 hours replays the first reply (1-255 visible characters; a UUID is ideal).
+                 * @example 5f0c2a9e-8d1b-4c1e-9a7f-3b2d6e4f8a01
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Site id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                site_id: string;
+                /**
+                 * @description Competitor id.
+                 * @example 3f1b5c8e-2a4d-4b7e-9c1a-5d6e7f8a9b0c
+                 */
+                competitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_pages": 100,
+                 *       "max_depth": 2
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Pages to fetch at most; default 50.
+                     * @example 50
+                     */
+                    max_pages?: number;
+                    /**
+                     * Format: int32
+                     * @description Links away from the start page at most; default 3.
+                     * @example 3
+                     */
+                    max_depth?: number;
+                    /**
+                     * Format: int32
+                     * @description Seconds of crawling at most; default 60.
+                     * @example 60
+                     */
+                    max_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The seo crawl. */
+            202: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SeoCrawl"];
+                    };
+                };
+            };
+            /** @description Invalid input: validation_failed, invalid_json. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key: unauthorized. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope: insufficient_scope. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown id, or a row of another tenant or mode: not_found. */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: idempotency_key_conflict (the Idempotency-Key was used with another request); idempotency_key_in_use (the first request with the Idempotency-Key is still running). */
             409: {
                 headers: {
                     "Service-Request-Id": components["headers"]["ServiceRequestId"];

@@ -361,10 +361,12 @@ export function faqEntries(json: string): PageQuestion[] {
       const entities = Array.isArray(record.mainEntity) ? record.mainEntity : [record.mainEntity];
       for (const entity of entities) {
         if (!entity || typeof entity !== 'object' || !hasType(entity as Record<string, unknown>, 'Question')) continue;
-        const question = clean(String((entity as Record<string, unknown>).name ?? ''), 300);
-        const accepted = (entity as Record<string, unknown>).acceptedAnswer;
-        const answerNode = Array.isArray(accepted) ? accepted[0] : accepted;
-        const answerHtml = answerNode && typeof answerNode === 'object' ? String((answerNode as Record<string, unknown>).text ?? '') : '';
+        const name = (entity as Record<string, unknown>).name;
+        const question = clean(typeof name === 'string' ? name : '', 300);
+        const accepted: unknown = (entity as Record<string, unknown>).acceptedAnswer;
+        const answerNode: unknown = Array.isArray(accepted) ? accepted[0] : accepted;
+        const text = answerNode && typeof answerNode === 'object' ? (answerNode as Record<string, unknown>).text : undefined;
+        const answerHtml = typeof text === 'string' ? text : '';
         if (question) found.push({ question, answer: clean(decodeEntities(answerHtml.replace(/<[^>]*>/g, ' ')), MAX_ANSWER), source: 'faq_schema' });
       }
     }

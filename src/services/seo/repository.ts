@@ -488,7 +488,7 @@ export async function insertQuestion(db: SeoDb, owner: Owner, row: NewQuestion):
     .onConflict((conflict) => conflict.constraint('seo_questions_normalized').doNothing())
     .returning(QUESTION_COLUMNS)
     .executeTakeFirst();
-  return inserted && toQuestion(inserted as QuestionRow);
+  return inserted && toQuestion(inserted);
 }
 
 export async function questionsByNormalized(db: SeoDb, owner: Owner, siteId: string, normalized: string[]): Promise<QuestionRow[]> {
@@ -511,10 +511,10 @@ const questionById = questions.statement((from, values: { siteId: string; id: st
 export async function findQuestion(db: SeoDb, owner: Owner, siteId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<QuestionRow | undefined> {
   if (options.forUpdate) {
     const row = await questions.select(db, owner).select(QUESTION_COLUMNS).where('site_id', '=', siteId).where('id', '=', id).forUpdate().executeTakeFirst();
-    return row && toQuestion(row as QuestionRow);
+    return row && toQuestion(row);
   }
   const row = await questionById.first(db, owner, { siteId, id });
-  return row && toQuestion(row as QuestionRow);
+  return row && toQuestion(row);
 }
 
 const questionList = questions.list<{ siteId: string; status?: QuestionStatus; coverage?: Coverage; topicId?: string }, QuestionRow>({
@@ -524,7 +524,7 @@ const questionList = questions.list<{ siteId: string; status?: QuestionStatus; c
     coverage: (eb, coverage) => eb('coverage', '=', coverage),
     topicId: (eb, topicId) => eb('topic_id', '=', topicId),
   },
-  select: (from) => from.select(QUESTION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc') as never,
+  select: (from) => from.select(QUESTION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 
 export async function listQuestions(db: SeoDb, owner: Owner, filters: { siteId: string; status?: QuestionStatus; coverage?: Coverage; topicId?: string }, page: PageRequest) {
@@ -562,7 +562,7 @@ export async function updateQuestion(db: SeoDb, owner: Owner, id: string, change
     .where('id', '=', id)
     .returning(QUESTION_COLUMNS)
     .executeTakeFirstOrThrow();
-  return toQuestion(row as QuestionRow);
+  return toQuestion(row);
 }
 
 export async function deleteQuestion(db: SeoDb, owner: Owner, id: string): Promise<void> {

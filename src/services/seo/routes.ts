@@ -35,7 +35,6 @@ import type { SeoService } from './service.js';
 const VIEW = 'service.seo.view';
 const MANAGE = 'service.seo.manage';
 
-const STALE = ErrorReply('stale_update: the object changed since expected_updated_at.');
 const ListCrawlsQuery = ListTopicsQuery;
 
 export function seoRoutes(seo: SeoService) {

@@ -64,7 +64,7 @@ export function presentSite(row: SiteRow): SiteView {
     topics_revision: row.topics_revision,
     created_at: row.created_at,
     updated_at: row.updated_at,
-  } as SiteView;
+  };
 }
 
 export function presentCompetitor(row: CompetitorRow): CompetitorView {
@@ -79,7 +79,7 @@ export function presentCompetitor(row: CompetitorRow): CompetitorView {
     page_count: row.page_count,
     created_at: row.created_at,
     updated_at: row.updated_at,
-  } as CompetitorView;
+  };
 }
 
 export function presentCrawl(row: CrawlRow): CrawlView {
@@ -95,7 +95,7 @@ export function presentCrawl(row: CrawlRow): CrawlView {
     started_at: row.started_at,
     finished_at: row.finished_at,
     created_at: row.created_at,
-  } as CrawlView;
+  };
 }
 
 export function presentQuestion(row: QuestionRow): QuestionView {

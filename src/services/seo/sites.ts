@@ -117,7 +117,7 @@ export function createSiteRules({ db, jobs, events }: SeoDeps) {
             throw new AppError('conflict', 'A site with this domain exists.', [{ path: 'domain', code: 'taken', message: 'Another site has this domain.' }]);
           throw error;
         }
-        const view = presentSite(row!);
+        const view = presentSite(row);
         await events.record(tx, ctx, 'seo.site.updated', view);
         return view;
       });
@@ -160,7 +160,7 @@ export function createSiteRules({ db, jobs, events }: SeoDeps) {
       await requireSite(tables, ctx, siteId);
       if (competitorId && !(await repository.findCompetitor(tables, ctx, siteId, competitorId))) throw notFound('Competitor');
       const { rows, total } = await repository.listPages(tables, ctx, siteId, competitorId, page);
-      return { rows: rows as PageView[], total };
+      return { rows: rows, total };
     },
   };
 }
