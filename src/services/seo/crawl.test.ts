@@ -184,14 +184,16 @@ describe('crawling a site on loopback', () => {
     expect((await send(key, 'GET', `/sites/${site.id}/crawls`)).map((row: { id: string }) => row.id)).toEqual([queued.id]);
   });
 
-  it('honours the page budget', async () => {
+  it('honours the page budget, and reads a site given without a scheme over http when https cannot be reached', async () => {
     const key = await (await platform.newTenant()).key();
-    const site = await send(key, 'POST', '/sites', { domain: `${origin}/` }, 201);
+    const site = await send(key, 'POST', '/sites', { domain: origin.slice('http://'.length) }, 201);
+    expect(site.start_url).toBe(`https://${origin.slice('http://'.length)}/`);
     const queued = await send(key, 'POST', `/sites/${site.id}/crawl`, { max_pages: 3 }, 202);
     await runner.runDue();
     const done = await send(key, 'GET', `/sites/${site.id}/crawls/${queued.id}`);
     expect(done).toMatchObject({ status: 'completed', stop_reason: 'max_pages' });
     expect(done.progress.pages_crawled + done.progress.pages_failed).toBe(3);
+    expect((await send(key, 'GET', `/sites/${site.id}/pages`))[0].url).toBe(`${origin}/`);
   });
 
   it('honours the time budget', async () => {

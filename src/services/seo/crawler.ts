@@ -96,22 +96,42 @@ export async function crawl({ startUrl, budget, http, elapsedMs, onProgress }: C
       signal: AbortSignal.timeout(Math.max(1, Math.min(REQUEST_TIMEOUT_MS, budgetMs - elapsedMs()))),
     });
 
+  /** robots.txt of an origin, or `unreachable` when no HTTP answer came at all. */
+  async function fetchRobots(origin: string): Promise<Robots | 'unreachable'> {
+    try {
+      const response = await get(new URL('/robots.txt', origin), { maxRedirects: 5, maxResponseBytes: MAX_ROBOTS_BYTES * 2 });
+      if (response.status >= 200 && response.status < 300) return parseRobots(response.text(), CRAWLER_PRODUCT);
+      if (response.status >= 400 && response.status < 500) return ALLOW_ALL; // no robots.txt: everything allowed (RFC 9309 2.3.1.3)
+      return DISALLOW_ALL; // server error: assume complete disallow (RFC 9309 2.3.1.4)
+    } catch (error) {
+      if (error instanceof OutboundRequestError && error.reason === 'private_target') throw new CrawlError(error.message);
+      if (error instanceof OutboundRequestError && error.reason === 'response_too_large') return DISALLOW_ALL;
+      return 'unreachable';
+    }
+  }
+
   async function robotsFor(url: URL): Promise<Robots> {
     const cached = robotsByOrigin.get(url.origin);
     if (cached) return cached;
-    let robots: Robots;
-    try {
-      const response = await get(new URL('/robots.txt', url.origin), { maxRedirects: 5, maxResponseBytes: MAX_ROBOTS_BYTES * 2 });
-      if (response.status >= 200 && response.status < 300) robots = parseRobots(response.text(), CRAWLER_PRODUCT);
-      else if (response.status >= 400 && response.status < 500)
-        robots = ALLOW_ALL; // no robots.txt: everything allowed (RFC 9309 2.3.1.3)
-      else robots = DISALLOW_ALL; // server error: assume complete disallow (RFC 9309 2.3.1.4)
-    } catch (error) {
-      if (error instanceof OutboundRequestError && error.reason === 'private_target') throw new CrawlError(error.message);
-      robots = DISALLOW_ALL; // unreachable: complete disallow
-    }
+    const fetched = await fetchRobots(url.origin);
+    const robots = fetched === 'unreachable' ? DISALLOW_ALL : fetched; // unreachable: complete disallow
     robotsByOrigin.set(url.origin, robots);
     return robots;
+  }
+
+  // A site given without a scheme starts on https; when https cannot even be connected to, its http origin is read instead.
+  if (start.protocol === 'https:') {
+    const secure = await fetchRobots(start.origin);
+    if (secure === 'unreachable') {
+      const plain = new URL(start);
+      plain.protocol = 'http:';
+      const fallback = await fetchRobots(plain.origin);
+      if (fallback !== 'unreachable') {
+        robotsByOrigin.set(plain.origin, fallback);
+        queue[0] = { url: plain, depth: 0 };
+        seen.add(withoutFragment(plain));
+      } else robotsByOrigin.set(start.origin, DISALLOW_ALL);
+    } else robotsByOrigin.set(start.origin, secure);
   }
 
   while (queue.length > 0) {
