@@ -80,8 +80,9 @@ export function createCrawlHandler({ db, clock, events, outbound }: CrawlJobDeps
         },
       });
     } catch (error) {
-      if (!(error instanceof CrawlError)) throw error; // retried by the job runner
-      failure = error.message.slice(0, 500);
+      // Anything unexpected is retried by the job runner; the last attempt marks the crawl failed so the target can be crawled again.
+      if (!(error instanceof CrawlError) && job.attempts < job.maxAttempts) throw error;
+      failure = error instanceof CrawlError ? error.message.slice(0, 500) : 'The crawl failed unexpectedly; try again.';
     }
     await db.transaction().execute(async (jobsTx) => {
       const tx = repository.seoDb(jobsTx);
