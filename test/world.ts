@@ -85,10 +85,11 @@ export interface WorldIds {
   affiliatePartner: string;
   affiliateReferral: string;
   affiliateConversion: string;
-  // seo: a site with one tracked question and one competitor (never crawled: the world makes no outbound requests)
+  // seo: a site with imported search data (so topics), one tracked question, one competitor and a queued crawl (never run: the world makes no outbound requests)
   seoSite: string;
   seoQuestion: string;
   seoCompetitor: string;
+  seoCrawl: string;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -278,6 +279,10 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const seoSite = await send('POST', '/seo/sites', 201, { domain: `${unique}.example.com`, name: `${tag} site` });
   const seoAdded = await send('POST', `/seo/sites/${text(seoSite.id)}/questions`, 200, { questions: [{ question: `What is ${tag}?` }] });
   const seoCompetitor = await send('POST', `/seo/sites/${text(seoSite.id)}/competitors`, 201, { domain: `rival-${unique}.example.com`, name: `${tag} rival` });
+  await send('POST', `/seo/sites/${text(seoSite.id)}/search-data`, 200, {
+    rows: [{ query: `${tag} question`, page: `https://${unique}.example.com/`, impressions: 10, clicks: 1, position: 3.5, date: '2026-10-01' }],
+  });
+  const seoCrawl = await send('POST', `/seo/sites/${text(seoSite.id)}/crawl`, 202, { max_pages: 1 });
 
   const ids: WorldIds = {
     contact: text(contact.id),
@@ -330,6 +335,7 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     seoSite: text(seoSite.id),
     seoQuestion: text((seoAdded.questions as Data[])[0]!.id),
     seoCompetitor: text(seoCompetitor.id),
+    seoCrawl: text(seoCrawl.id),
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -381,6 +387,7 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'seo/sites': 'seoSite',
   'seo/questions': 'seoQuestion',
   'seo/competitors': 'seoCompetitor',
+  'seo/crawls': 'seoCrawl',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

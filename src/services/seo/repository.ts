@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import { ownedTables, type OwnedInsert, type Owner } from '../../db/owned.js';
+import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import type { PageQuestion } from './html.js';
 import type { Coverage, CrawlRunStatus, QuestionStatus, SeoCompetitorsTable, SeoCrawlsTable, SeoQuestionsTable, SeoSitesTable, SeoTables } from './tables.js';
@@ -28,7 +28,7 @@ const num = (value: unknown): number => Number(value);
 // Sites
 
 const SITE_COLUMNS = ['id', 'domain', 'name', 'start_url', 'crawl_status', 'last_crawled_at', 'page_count', 'topics_revision', 'created_at', 'updated_at'] as const;
-export type SiteRow = Omit<SeoSitesTable, 'tenant_id' | 'mode'>;
+export type SiteRow = OwnedRow<SeoSitesTable>;
 
 export async function insertSite(db: SeoDb, owner: Owner, row: OwnedInsert<SeoSitesTable>): Promise<SiteRow | undefined> {
   return sites
@@ -65,7 +65,7 @@ export async function deleteSite(db: SeoDb, owner: Owner, id: string): Promise<v
 // Competitors
 
 const COMPETITOR_COLUMNS = ['id', 'site_id', 'domain', 'name', 'start_url', 'crawl_status', 'last_crawled_at', 'page_count', 'created_at', 'updated_at'] as const;
-export type CompetitorRow = Omit<SeoCompetitorsTable, 'tenant_id' | 'mode'>;
+export type CompetitorRow = OwnedRow<SeoCompetitorsTable>;
 
 export async function insertCompetitor(db: SeoDb, owner: Owner, row: OwnedInsert<SeoCompetitorsTable>): Promise<CompetitorRow | undefined> {
   return competitors
@@ -120,7 +120,7 @@ const CRAWL_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-export type CrawlRow = Omit<SeoCrawlsTable, 'tenant_id' | 'mode'>;
+export type CrawlRow = OwnedRow<SeoCrawlsTable>;
 
 /** Inserts the crawl unless one of the same target is queued or running (then undefined). */
 export async function insertCrawl(db: SeoDb, owner: Owner, row: OwnedInsert<SeoCrawlsTable>): Promise<CrawlRow | undefined> {
@@ -367,16 +367,22 @@ export async function countQueries(db: SeoDb, owner: Owner, siteId: string): Pro
 
 export async function setQueryTopics(db: SeoDb, owner: Owner, siteId: string, topicByQuery: Map<string, string | null>): Promise<void> {
   await queries.update(db, owner).set({ topic_id: null }).where('site_id', '=', siteId).execute();
-  const byTopic = new Map<string, string[]>();
-  for (const [queryId, topicId] of topicByQuery) if (topicId) byTopic.set(topicId, [...(byTopic.get(topicId) ?? []), queryId]);
-  for (const [topicId, ids] of byTopic) {
-    await queries
-      .update(db, owner)
-      .set({ topic_id: topicId })
-      .where('site_id', '=', siteId)
-      .where('id', '=', sql<string>`any(${ids}::uuid[])`)
-      .execute();
+  const ids: string[] = [];
+  const topicIds: string[] = [];
+  for (const [queryId, topicId] of topicByQuery) {
+    if (!topicId) continue;
+    ids.push(queryId);
+    topicIds.push(topicId);
   }
+  if (ids.length === 0) return;
+  // One statement for every query: the pairs as two arrays, unnested side by side.
+  await queries
+    .update(db, owner)
+    .from(sql`unnest(${ids}::uuid[], ${topicIds}::uuid[])`.as(sql`v(query_id, topic_id)` as never) as never)
+    .set({ topic_id: sql<string>`v.topic_id` })
+    .where('site_id', '=', siteId)
+    .where('id', '=', sql<string>`v.query_id`)
+    .execute();
 }
 
 // Topics
@@ -450,7 +456,7 @@ const QUESTION_COLUMNS = [
   'updated_at',
 ] as const;
 
-export type QuestionRow = Omit<SeoQuestionsTable, 'tenant_id' | 'mode' | 'demand' | 'checks' | 'ai_models' | 'ai_latest'> & {
+export type QuestionRow = Omit<OwnedRow<SeoQuestionsTable>, 'demand' | 'checks' | 'ai_models' | 'ai_latest'> & {
   demand: unknown;
   checks: unknown;
   ai_models: unknown;

@@ -211,8 +211,8 @@ export const Topic = Type.Object(
     label: Str(500, 'The query the topic formed around (its most seen).', 'shipping time'),
     terms: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 5, description: 'The highest-weighted terms.', examples: [['shipping', 'time']] }),
     query_count: Int('Queries in the topic.', 6),
-    impressions: Type.Integer({ format: 'int64', minimum: 0, description: 'Impressions of its queries.', examples: [1200] }),
-    clicks: Type.Integer({ format: 'int64', minimum: 0, description: 'Clicks of its queries.', examples: [80] }),
+    impressions: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Impressions of its queries.', examples: [1200] }),
+    clicks: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Clicks of its queries.', examples: [80] }),
     revision: Int('The build this topic belongs to.', 4),
   },
   { title: 'SeoTopic', additionalProperties: false },
@@ -264,8 +264,14 @@ const CheckSchema = Type.Object(
 
 const DemandSchema = Type.Object(
   {
-    impressions: Type.Integer({ format: 'int64', minimum: 0, description: 'Impressions of the matching query over the period.', examples: [1200] }),
-    clicks: Type.Integer({ format: 'int64', minimum: 0, description: 'Clicks of the matching query over the period.', examples: [80] }),
+    impressions: Type.Integer({
+      format: 'int64',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Impressions of the matching query over the period.',
+      examples: [1200],
+    }),
+    clicks: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Clicks of the matching query over the period.', examples: [80] }),
     position: Type.Number({ minimum: 0, description: 'Average position weighted by impressions; 0 when not measured.', examples: [4.2] }),
     measured: Type.Boolean({ description: 'Whether imported search data has a query for this question.', examples: [true] }),
     period: Str(21, 'First and last day of the data, YYYY-MM-DD/YYYY-MM-DD; empty when not measured.', '2026-10-01/2026-10-28'),
@@ -376,8 +382,8 @@ const Gap = Type.Object(
   {
     topic_id: Id('The topic.'),
     topic_label: Str(500, 'Its label.', 'shipping time'),
-    impressions: Type.Integer({ format: 'int64', minimum: 0, description: "The topic's impressions: the gap's size.", examples: [1200] }),
-    clicks: Type.Integer({ format: 'int64', minimum: 0, description: "The topic's clicks.", examples: [80] }),
+    impressions: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "The topic's impressions: the gap's size.", examples: [1200] }),
+    clicks: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "The topic's clicks.", examples: [80] }),
     query_count: Int('Queries in the topic.', 6),
     competitors: Type.Array(
       Type.Object(
