@@ -79,4 +79,56 @@ describe('sales of the platform', () => {
       expect(conversions.every((conversion) => conversion.source === 'catalog' && conversion.amount_cents === 2000)).toBe(true);
     }
   });
+
+  it('credits a trialing subscription from the end of its trial: the first paid period is period 1, then renewals within recurring_months', async () => {
+    const key = await catalog.newKey();
+    const api = affiliatesClient(platform, key);
+    const programme = await api.programme({ commission_percent: 10, recurring_months: -1 });
+    const { product } = await catalog.productWithPrice(key, { free_trial_days: 7 }, { unit_price_cents: 3000, currency: 'usd', billing_interval: 'month' });
+    const cases: Array<[number, string, number]> = [
+      [0, 'TRIALONE', 1],
+      [2, 'TRIALTWO', 2],
+      [-1, 'TRIALLIFE', Infinity],
+    ];
+    const partners: Array<{ id: string; limit: number; subscriptionId: string }> = [];
+    for (const [recurring, code, limit] of cases) {
+      const partner = await api.partner({ programme_id: programme.id, code, recurring_months: recurring });
+      const contact = await catalog.createContact(key, `Trial ${code}`);
+      await api.post('/referrals', { code, contact_id: contact.id });
+      const started = await catalog.startSubscription(key, { product_id: product.id, contact_id: contact.id });
+      expect(started.statusCode, started.body).toBe(201);
+      expect(started.json().data.status).toBe('trialing');
+      partners.push({ id: partner.id, limit, subscriptionId: started.json().data.id });
+    }
+    // The trial itself earns nothing.
+    await platform.runtime.jobs.runDue();
+    for (const { id } of partners) expect(await conversionsOf(key, id)).toEqual([]);
+
+    // The trial ends: the first paid period is credited as period 1, for every recurring_months (0 included).
+    platform.clock.advance(7 * DAY + 1000);
+    await platform.runtime.jobs.runDue();
+    await platform.runtime.jobs.runDue();
+    for (const { id, subscriptionId } of partners) {
+      const conversions = await conversionsOf(key, id);
+      expect(conversions).toHaveLength(1);
+      expect(conversions[0]).toMatchObject({ period: 1, source: 'catalog', amount_cents: 3000, commission_cents: 300, status: 'pending', subscription_id: subscriptionId });
+    }
+
+    // Three renewals: periods 2-4, earning while period <= recurring_months.
+    for (let month = 0; month < 3; month++) {
+      platform.clock.advance(31 * DAY);
+      await platform.runtime.jobs.runDue();
+    }
+    await platform.runtime.jobs.runDue();
+    for (const { id, limit } of partners) {
+      const conversions = await conversionsOf(key, id);
+      expect(conversions.map((conversion) => conversion.period)).toEqual([1, 2, 3, 4]);
+      expect(
+        conversions.map((conversion) => conversion.commission_cents),
+        `limit ${limit}`,
+      ).toEqual([1, 2, 3, 4].map((period) => (period <= limit ? 300 : 0)));
+      const earning = [1, 2, 3, 4].filter((period) => period <= limit).length;
+      expect(await api.get(`/affiliates/${id}`)).toMatchObject({ lifetime_revenue_cents: 3000 * earning, lifetime_commission_cents: 300 * earning, conversion_count: earning });
+    }
+  });
 });

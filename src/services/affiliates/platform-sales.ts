@@ -13,8 +13,16 @@ import type { ConversionView } from './schemas.js';
 
 /** The metadata key (checkout sessions) that carries the referral id the landing page was handed. */
 export const REFERRAL_METADATA_KEY = 'affiliate_referral_id';
-/** The platform events that are sales: a paid checkout session, a subscription's first paid period and each renewal. */
-export const SALE_EVENT_TYPES = ['payments.checkout_session.completed', 'catalog.subscription.created', 'catalog.subscription.renewed'] as const;
+/**
+ * The platform events that are sales: a paid checkout session, a subscription's first paid period
+ * (started active, or a trial that ended) and each renewal.
+ */
+export const SALE_EVENT_TYPES = [
+  'payments.checkout_session.completed',
+  'catalog.subscription.created',
+  'catalog.subscription.trial_ended',
+  'catalog.subscription.renewed',
+] as const;
 
 /** Events committed this long after a later one (a slow transaction) are still found: the reader looks back this far. */
 const LOOK_BACK_MS = 5 * MINUTE_MS;
@@ -42,7 +50,8 @@ export async function saleOf(tx: AffiliatesDb, event: EventRow): Promise<SaleInp
       externalId: `checkout_session:${String(object.id)}`,
     };
   }
-  // A subscription: its first paid period (created active) and each renewal, credited to the partner its contact was referred by.
+  // A subscription: its first paid period (created active, or the end of its trial) and each renewal,
+  // credited to the partner its contact was referred by. A trialing start is no sale: its trial_ended is period 1.
   if (event.type === 'catalog.subscription.created' && object.status !== 'active') return undefined;
   const contactId = object.contact_id;
   if (typeof contactId !== 'string' || !isUuid(contactId)) return undefined;
