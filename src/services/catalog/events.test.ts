@@ -209,7 +209,6 @@ describe('catalog.subscription.renewed', () => {
     await expectEvents(tenantId, key, RENEWED, subscription.id, 5);
   });
 
-
   it('is recorded when an action first applies a renewal the clock has not processed yet', async () => {
     const { tenantId, key } = await newTenant();
     const subscription = await start(key);

@@ -14,8 +14,7 @@ export const SUBSCRIPTION_EVENTS = [
   },
   {
     type: 'catalog.subscription.trial_ended',
-    description:
-      'The billing clock ended a trial and began the subscription’s first paid period (status active); not recorded when a trial ends by a pause or a cancellation.',
+    description: 'The billing clock ended a trial and began the subscription’s first paid period (status active); not recorded when a trial ends by a pause or a cancellation.',
     object: Subscription,
   },
   { type: 'catalog.subscription.paused', description: 'A subscription was paused.', object: Subscription },
