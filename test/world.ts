@@ -58,6 +58,9 @@ export interface WorldIds {
   // payments (undefined when the key cannot create them, see `skipped`)
   checkoutSession: string | undefined;
   paymentLink: string | undefined;
+  /** A second session, paid in the sandbox, and one partial refund of it (it takes more refunds). */
+  paidCheckoutSession: string | undefined;
+  paymentRefund: string | undefined;
   // webhooks: an endpoint, the ping sent to it (its delivery) and the event of that ping
   webhookEndpoint: string;
   webhookDelivery: string;
@@ -171,7 +174,7 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const subscription = await send('POST', '/catalog/catalog/subscriptions', 201, { product_id: product.id, price_id: price.id, contact_id: contact.id });
 
   // payments: a live key needs Stripe configured; without it the server answers 503 by design.
-  const optional = async (name: 'checkoutSession' | 'paymentLink', url: string, body: unknown): Promise<string | undefined> => {
+  const optional = async (name: 'checkoutSession' | 'paymentLink' | 'paidCheckoutSession', url: string, body: unknown): Promise<string | undefined> => {
     const response = await call(app, 'POST', `${API}${url}`, { key, body });
     if (response.statusCode === 503 && response.json().error?.code === 'live_payments_not_configured') {
       skipped[name] = 'live_payments_not_configured';
@@ -186,6 +189,23 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     success_url: 'https://example.com/paid',
   });
   const paymentLink = await optional('paymentLink', '/payments/payment-links', { name: `${tag} link`, amount_cents: 900, currency: 'USD' });
+  // A paid session (the hosted page's card form, as a buyer submits it) with one partial refund.
+  const paidCheckoutSession = await optional('paidCheckoutSession', '/payments/checkout-sessions', {
+    amount_cents: 3000,
+    description: `${tag} paid checkout`,
+    currency: 'USD',
+    success_url: 'https://example.com/paid',
+  });
+  let paymentRefund: string | undefined;
+  if (paidCheckoutSession === undefined) {
+    skipped.paymentRefund = skipped.paidCheckoutSession;
+  } else {
+    await payCheckoutSession(app, paidCheckoutSession);
+    paymentRefund = text(
+      (await send('POST', '/payments/refunds', 201, { checkout_session_id: paidCheckoutSession, amount_cents: 1000, reason: 'requested_by_customer', metadata: { world: tag } }))
+        .id,
+    );
+  }
 
   // webhooks
   // Port 1 of loopback refuses at once: deliveries that later tests' job runs attempt fail in a millisecond, not on a DNS timeout.
@@ -296,6 +316,8 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     subscription: text(subscription.id),
     checkoutSession,
     paymentLink,
+    paidCheckoutSession,
+    paymentRefund,
     webhookEndpoint: text(webhookEndpoint.id),
     webhookDelivery: text(ping.id),
     webhookEvent: text(ping.event_id),
@@ -344,6 +366,7 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'catalog/subscriptions': 'subscription',
   'payments/checkout-sessions': 'checkoutSession',
   'payments/payment-links': 'paymentLink',
+  'payments/refunds': 'paymentRefund',
   'webhooks/endpoints': 'webhookEndpoint',
   'webhooks/deliveries': 'webhookDelivery',
   'webhooks/events': 'webhookEvent',
@@ -388,6 +411,21 @@ export function fillPath(template: string, ids: Partial<WorldIds>, overrides: Id
       return encodeURIComponent(String(value ?? randomUUID()));
     })
     .join('/');
+}
+
+/** Pays a test-mode session on its hosted page with Stripe's 4242 test card, as a browser submits the form. */
+async function payCheckoutSession(app: FastifyInstance, sessionId: string): Promise<void> {
+  const page = await app.inject({ method: 'GET', url: `/checkout/${sessionId}` });
+  const token = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1];
+  if (!token) throw new Error(`world: the checkout page of ${sessionId} has no form (${page.statusCode})`);
+  const form = { cardholder_name: 'World Buyer', card_number: '4242 4242 4242 4242', card_expiry: '12/34', card_cvc: '123', csrf_token: token };
+  const paid = await app.inject({
+    method: 'POST',
+    url: `/checkout/${sessionId}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(form).toString(),
+  });
+  if (paid.statusCode !== 303) throw new Error(`world: paying ${sessionId} answered ${paid.statusCode}: ${paid.body.slice(0, 300)}`);
 }
 
 function expectStatus(response: Response, expected: number, what: string): Data {

@@ -50,6 +50,9 @@ export const ERROR_STATUS = {
   coupon_not_redeemable: 400,
   // payments
   live_payments_not_configured: 503,
+  checkout_session_not_paid: 409,
+  checkout_session_fully_refunded: 409,
+  payment_processor_error: 502,
   // appointments
   slot_unavailable: 409,
   resource_in_use: 409,

@@ -72,6 +72,15 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   coupon_code_taken: { message: 'A coupon with this code exists already.' },
   coupon_not_redeemable: { message: 'The coupon cannot be redeemed.' },
   live_payments_not_configured: { message: 'Live payments are not configured on this server.' },
+  checkout_session_not_paid: {
+    message: 'Only a paid (complete) checkout session can be refunded; this one is open.',
+    details: [{ path: 'checkout_session_id', code: 'not_paid', message: 'The session is open.', status: 'open' }],
+  },
+  checkout_session_fully_refunded: {
+    message: 'This checkout session is already refunded in full.',
+    details: [{ path: 'checkout_session_id', code: 'fully_refunded', message: 'All 5300 minor units were refunded.', amount_refunded_cents: 5300 }],
+  },
+  payment_processor_error: { message: 'The refund could not be made: Stripe could not be reached. Nothing was refunded; try again.' },
   internal_error: { message: 'Something failed on our side; quote the Service-Request-Id.' },
   service_unavailable: { message: 'The server is too busy to answer this request now; retry after the number of seconds in Retry-After.' },
 };
