@@ -115,6 +115,7 @@ describe('list isolation', () => {
       'invoicing',
       'outreach',
       'payments',
+      'social',
       'tasks',
       'webhooks',
     ]);
