@@ -74,14 +74,21 @@ describe('accounts', () => {
     const second = await connect(key, { display_name: 'Second' });
     const list = await call(platform.app, 'GET', `${BASE}/accounts`, { key });
     expect(list.json()).toEqual({ data: [second, account], meta: { limit: 50, offset: 0, total: 2, has_more: false } });
-    expect((await call(platform.app, 'GET', `${BASE}/accounts?limit=1&offset=1`, { key })).json()).toEqual({ data: [account], meta: { limit: 1, offset: 1, total: 2, has_more: false } });
+    expect((await call(platform.app, 'GET', `${BASE}/accounts?limit=1&offset=1`, { key })).json()).toEqual({
+      data: [account],
+      meta: { limit: 1, offset: 1, total: 2, has_more: false },
+    });
     expect((await call(platform.app, 'GET', `${BASE}/accounts/${account.id}`, { key })).json().data).toEqual(account);
     expect(await eventsOf(tenant.id, 'social.account.connected')).toHaveLength(2);
   });
 
   it('refuses the sandbox to live keys and anything but sandbox', async () => {
     const tenant = await platform.newTenant();
-    const error = expectError(await call(platform.app, 'POST', `${BASE}/accounts`, { key: await tenant.key({ mode: 'live' }), body: { platform: 'sandbox', display_name: 'x' } }), 400, 'validation_failed');
+    const error = expectError(
+      await call(platform.app, 'POST', `${BASE}/accounts`, { key: await tenant.key({ mode: 'live' }), body: { platform: 'sandbox', display_name: 'x' } }),
+      400,
+      'validation_failed',
+    );
     expect(error.details[0]).toMatchObject({ path: 'platform' });
     expectError(await call(platform.app, 'POST', `${BASE}/accounts`, { key: await tenant.key(), body: { platform: 'facebook', display_name: 'x' } }), 400, 'validation_failed');
     expectError(await call(platform.app, 'POST', `${BASE}/accounts`, { key: await tenant.key(), body: { platform: 'sandbox', display_name: ' ' } }), 400, 'validation_failed');
@@ -150,7 +157,14 @@ describe('posts', () => {
     const published = (await call(platform.app, 'GET', `${BASE}/posts/${created.id}`, { key })).json().data;
     expect(published.status).toBe('published');
     expect(published.results).toEqual([
-      expect.objectContaining({ account_id: first.id, platform: 'sandbox', status: 'published', platform_post_id: expect.stringMatching(/^sbx_post_/), url: expect.stringMatching(/^https:/), error: null }),
+      expect.objectContaining({
+        account_id: first.id,
+        platform: 'sandbox',
+        status: 'published',
+        platform_post_id: expect.stringMatching(/^sbx_post_/),
+        url: expect.stringMatching(/^https:/),
+        error: null,
+      }),
       expect.objectContaining({ account_id: second.id, status: 'published' }),
     ]);
     expect(await eventsOf(tenant.id, 'social.post.published')).toHaveLength(1);
@@ -185,7 +199,11 @@ describe('posts', () => {
     const liveLink = await post(liveKey, '/files/upload-links', { file_name: 'a.png', size_bytes: 10, sha256: 'd'.repeat(64) });
     const pending = await post(key, '/files/upload-links', { file_name: 'b.png', size_bytes: 10, sha256: 'e'.repeat(64) });
     for (const fileId of [otherTenantFile, liveLink.file_id, pending.file_id]) {
-      const error = expectError(await call(platform.app, 'POST', `${BASE}/posts`, { key, body: { account_ids: [account.id], text: 'x', media: [{ file_id: fileId }] } }), 400, 'validation_failed');
+      const error = expectError(
+        await call(platform.app, 'POST', `${BASE}/posts`, { key, body: { account_ids: [account.id], text: 'x', media: [{ file_id: fileId }] } }),
+        400,
+        'validation_failed',
+      );
       expect(error.details[0]).toMatchObject({ path: 'media[0].file_id', file_id: fileId });
       expect(error.message).toContain(fileId);
     }
@@ -236,13 +254,44 @@ const accountFixture = async (key: string) => connect(key);
 const postFixture = async (key: string) => post(key, '/posts', { account_ids: [(await connect(key)).id], text: 'Hi', status: 'draft' });
 
 describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.social.view', url: () => `${BASE}/accounts`, addressesOneRow: false });
-describeRouteSecurity(() => platform, { method: 'POST', scope: 'service.social.manage', url: () => `${BASE}/accounts`, body: () => ({ platform: 'sandbox', display_name: 'x' }), addressesOneRow: false });
-describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.social.view', setup: accountFixture, url: (account) => `${BASE}/accounts/${account.id}`, addressesOneRow: true });
-describeRouteSecurity(() => platform, { method: 'DELETE', scope: 'service.social.manage', setup: accountFixture, url: (account) => `${BASE}/accounts/${account.id}`, addressesOneRow: true });
-describeRouteSecurity(() => platform, { method: 'POST', scope: 'service.social.manage', setup: accountFixture, url: (account) => `${BASE}/accounts/${account.id}/validate`, addressesOneRow: true });
+describeRouteSecurity(() => platform, {
+  method: 'POST',
+  scope: 'service.social.manage',
+  url: () => `${BASE}/accounts`,
+  body: () => ({ platform: 'sandbox', display_name: 'x' }),
+  addressesOneRow: false,
+});
+describeRouteSecurity(() => platform, {
+  method: 'GET',
+  scope: 'service.social.view',
+  setup: accountFixture,
+  url: (account) => `${BASE}/accounts/${account.id}`,
+  addressesOneRow: true,
+});
+describeRouteSecurity(() => platform, {
+  method: 'DELETE',
+  scope: 'service.social.manage',
+  setup: accountFixture,
+  url: (account) => `${BASE}/accounts/${account.id}`,
+  addressesOneRow: true,
+});
+describeRouteSecurity(() => platform, {
+  method: 'POST',
+  scope: 'service.social.manage',
+  setup: accountFixture,
+  url: (account) => `${BASE}/accounts/${account.id}/validate`,
+  addressesOneRow: true,
+});
 describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.social.view', url: () => `${BASE}/posts`, addressesOneRow: false });
 describeRouteSecurity(() => platform, { method: 'GET', scope: 'service.social.view', setup: postFixture, url: (row) => `${BASE}/posts/${row.id}`, addressesOneRow: true });
-describeRouteSecurity(() => platform, { method: 'PATCH', scope: 'service.social.manage', setup: postFixture, url: (row) => `${BASE}/posts/${row.id}`, body: () => ({ text: 'New' }), addressesOneRow: true });
+describeRouteSecurity(() => platform, {
+  method: 'PATCH',
+  scope: 'service.social.manage',
+  setup: postFixture,
+  url: (row) => `${BASE}/posts/${row.id}`,
+  body: () => ({ text: 'New' }),
+  addressesOneRow: true,
+});
 describeRouteSecurity(() => platform, { method: 'DELETE', scope: 'service.social.manage', setup: postFixture, url: (row) => `${BASE}/posts/${row.id}`, addressesOneRow: true });
 describeRouteSecurity(() => platform, {
   method: 'POST',
