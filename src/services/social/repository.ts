@@ -77,8 +77,10 @@ export interface AccountRow {
   updated_at: Date;
 }
 
-const toAccount = (row: Record<string, unknown>): AccountRow =>
-  ({ ...row, id: String(row.id), connected_by: row.connected_by === null ? null : String(row.connected_by) }) as unknown as AccountRow;
+const toAccount = (row: Record<string, unknown>): AccountRow => {
+  const connectedBy = row.connected_by as string | number | bigint | null;
+  return { ...row, id: String(row.id), connected_by: connectedBy === null ? null : String(connectedBy) } as unknown as AccountRow;
+};
 
 export type NewAccount = Omit<SocialAccountsTable, 'id' | 'tenant_id' | 'mode'>;
 
