@@ -21,7 +21,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { buildServer, startServerProcess } from '../test/processes/server-process.js';
+import { spawn } from 'node:child_process';
+import { startCommand } from '../scripts/build.mjs';
+import { buildServer, freePort } from '../test/processes/server-process.js';
 
 const MB = 1024 * 1024;
 const argument = (name: string, fallback: number) => {
@@ -89,6 +91,45 @@ function put(uploadUrl: string, file: string, size: number): Promise<{ status: n
   });
 }
 
+/**
+ * `node <start flags> dist/server.js` as test/processes/server-process.ts starts it, with a longer
+ * wait for /readyz: a first start on the embedded database applies every migration, which takes
+ * a minute on a busy 2-core machine.
+ */
+async function startServer(env: Record<string, string | undefined>) {
+  const port = await freePort();
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env };
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+  delete childEnv.PUBLIC_BASE_URL;
+  delete childEnv.NODE_OPTIONS;
+  const { flags, entry } = startCommand();
+  const child = spawn(process.execPath, [...flags, entry], { cwd: path.resolve(import.meta.dirname, '..'), env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited early (${child.exitCode})`);
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the server did not become ready within 5 minutes');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    baseUrl,
+    child,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'social-upload-bench-'));
   const file = path.join(directory, 'video.mp4');
@@ -100,7 +141,7 @@ async function main(): Promise<void> {
 
   await buildServer();
   const adminToken = randomBytes(24).toString('hex');
-  const server = await startServerProcess({
+  const server = await startServer({
     DATA_DIR: path.join(directory, 'data'),
     SOCIAL_FILES_DIR: path.join(directory, 'files'),
     ADMIN_TOKEN: adminToken,

@@ -142,8 +142,11 @@ export function createFileRules(deps: SocialDeps) {
       const found = await repository.findFileByTokenHash(tables, hashToken(token));
       if (!found) throw new AppError('not_found', 'No upload link has this token.');
       const owner: Owner = { tenantId: found.tenant_id, mode: found.mode };
-      if (found.status === 'rejected' && found.reject_code === 'link_expired') throw linkExpired();
-      if (found.status !== 'pending') throw new AppError('link_used', 'This upload link was used already; create a new link to send the file again.');
+      if (found.status !== 'pending') {
+        // A link never used that ran out (marked by a PUT or by the sweep) is expired, not used.
+        if (found.uploaded_at === null && (found.reject_code === 'link_expired' || found.status === 'expired')) throw linkExpired();
+        throw new AppError('link_used', 'This upload link was used already; create a new link to send the file again.');
+      }
       if (found.link_expires_at.getTime() <= now.getTime()) {
         await expireLink(owner, found.id, now);
         throw linkExpired();

@@ -190,6 +190,17 @@ describe('the PUT of the bytes', () => {
     expect(stored).toEqual([]);
   });
 
+  it('takes the bytes whatever the Content-Type says, or without one', async () => {
+    const key = await (await platform.newTenant()).key();
+    const bytes = png();
+    const asJson = await createLink(key, bytes);
+    expect((await put(asJson, bytes, { 'content-type': 'application/json' })).json().data.status).toBe('ready');
+    const untyped = await createLink(key, bytes);
+    const response = await platform.app.inject({ method: 'PUT', url: pathOf(untyped.upload_url), payload: bytes });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data).toMatchObject({ status: 'ready', kind: 'png' });
+  });
+
   it('refuses a wrong hash, a wrong size, and more bytes than declared (stopped at once, connection closed)', async () => {
     const key = await (await platform.newTenant()).key();
     const bytes = png();
