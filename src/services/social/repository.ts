@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
-import { ownedTables, type Owner } from '../../db/owned.js';
+import { ownedTables, type OwnedInsert, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import type { Mode } from '../../db/types.js';
 import type {
@@ -82,7 +82,7 @@ const toAccount = (row: Record<string, unknown>): AccountRow => {
   return { ...row, id: String(row.id), connected_by: connectedBy === null ? null : String(connectedBy) } as unknown as AccountRow;
 };
 
-export type NewAccount = Omit<SocialAccountsTable, 'id' | 'tenant_id' | 'mode'>;
+export type NewAccount = OwnedInsert<SocialAccountsTable>;
 
 export async function insertAccount(db: SocialDb, owner: Owner, row: NewAccount): Promise<AccountRow> {
   return toAccount(await accounts.insert(db, owner, row).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow());
@@ -174,7 +174,7 @@ export interface FileRow {
 
 const toFile = (row: Record<string, unknown>): FileRow => ({ ...row, size_bytes: Number(row.size_bytes) }) as unknown as FileRow;
 
-export type NewFile = Omit<SocialFilesTable, 'tenant_id' | 'mode' | 'size_bytes'> & { size_bytes: number };
+export type NewFile = OwnedInsert<SocialFilesTable>;
 
 export async function insertFile(db: SocialDb, owner: Owner, row: NewFile): Promise<FileRow> {
   return toFile(await files.insert(db, owner, row).returning(FILE_COLUMNS).executeTakeFirstOrThrow());
