@@ -19,7 +19,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { SOCIAL_FILES_DIR: filesDir } });
 });
 afterAll(async () => {
-  await platform.close();
+  await platform?.close();
   rmSync(filesDir, { recursive: true, force: true });
 });
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { SOCIAL_FILES_DIR: filesDir }, logger: pino({ level: 'info' }, sink) });
 });
 afterAll(async () => {
-  await platform.close();
+  await platform?.close();
   rmSync(filesDir, { recursive: true, force: true });
 });
 
