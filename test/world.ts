@@ -88,6 +88,10 @@ export interface WorldIds {
   affiliatePartner: string;
   affiliateReferral: string;
   affiliateConversion: string;
+  // social: a sandbox account (test mode only), an upload link (no bytes sent) and a draft post
+  socialAccount: string | undefined;
+  socialFile: string;
+  socialPost: string | undefined;
 }
 
 /** Ids outside a tenant's world, such as the operator API's tenant and key ids. */
@@ -290,6 +294,18 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const affiliateReferral = await send('POST', '/affiliates/referrals', 201, { affiliate_id: affiliatePartner.id, contact_id: contact.id, email: email('referred') });
   const affiliateConversion = await send('POST', '/affiliates/conversions', 201, { referral_id: affiliateReferral.id, amount_cents: 10000, external_id: `${tag}-order` });
 
+  // social: sandbox accounts connect with test keys only; a live world has no account and no post
+  let socialAccount: string | undefined;
+  let socialPost: string | undefined;
+  if (key.startsWith('sk_test_')) {
+    socialAccount = text((await send('POST', '/social/accounts', 201, { platform: 'sandbox', display_name: `${tag} account` })).id);
+    socialPost = text((await send('POST', '/social/posts', 201, { account_ids: [socialAccount], text: `${tag} post`, status: 'draft' })).id);
+  } else {
+    skipped.socialAccount = 'sandbox_only_in_test_mode';
+    skipped.socialPost = 'sandbox_only_in_test_mode';
+  }
+  const socialFile = await send('POST', '/social/files/upload-links', 201, { file_name: `${slugOf(tag)}.png`, size_bytes: 100, sha256: 'a'.repeat(64) });
+
   const ids: WorldIds = {
     contact: text(contact.id),
     company: text(company.id),
@@ -340,6 +356,9 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     affiliatePartner: text(affiliatePartner.id),
     affiliateReferral: text(affiliateReferral.id),
     affiliateConversion: text(affiliateConversion.id),
+    socialAccount,
+    socialFile: text(socialFile.file_id),
+    socialPost,
   };
   return { tag, key, ids, skipped, fillPath: (template, overrides) => fillPath(template, ids, overrides) };
 }
@@ -389,6 +408,9 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'affiliates/affiliates': 'affiliatePartner',
   'affiliates/referrals': 'affiliateReferral',
   'affiliates/conversions': 'affiliateConversion',
+  'social/accounts': 'socialAccount',
+  'social/files': 'socialFile',
+  'social/posts': 'socialPost',
   'admin/tenants': 'tenant',
   'admin/api-keys': 'apiKey',
 };

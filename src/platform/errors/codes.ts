@@ -61,6 +61,10 @@ export const ERROR_STATUS = {
   address_suppressed: 409,
   sequence_archived: 409,
   sequence_in_use: 409,
+  // social
+  link_expired: 410,
+  link_used: 410,
+  post_not_editable: 409,
   // affiliates
   affiliate_not_found: 404,
   // Server

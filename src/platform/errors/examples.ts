@@ -55,6 +55,12 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   },
   sequence_archived: { message: 'The sequence is archived; set its status to active, paused or draft to enrol people.' },
   sequence_in_use: { message: 'The sequence has enrollments; set its status to archived instead.' },
+  link_expired: { message: 'This upload link expired (links work for 15 minutes); create a new one.' },
+  link_used: { message: 'This upload link was used already; create a new link to send the file again.' },
+  post_not_editable: {
+    message: 'The post is published; only draft and scheduled posts can change.',
+    details: [{ path: 'status', code: 'invalid_value', message: 'The post is published.', status: 'published' }],
+  },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
   affiliate_not_found: { message: 'No affiliate partner has this id.' },
   invalid_credentials: { message: 'The email or password is wrong.' },
