@@ -166,6 +166,15 @@ export const ENDPOINTS: BenchEndpoint[] = [
       ),
   },
   {
+    name: 'social accounts',
+    path: () => `${S}/social/accounts?limit=50`,
+    // Sandbox accounts connect with test keys only: the live mode of the bench owner has none.
+    seed: (api, count) =>
+      api.mode === 'live'
+        ? Promise.resolve()
+        : times(count, (i) => api('POST', `${S}/social/accounts`, { platform: 'sandbox', display_name: `Account ${i}`, visibility: i % 2 ? 'shared' : 'private' })),
+  },
+  {
     name: 'tasks tasks',
     path: () => `${S}/tasks/tasks?limit=50`,
     seed: (api, count) =>

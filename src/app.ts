@@ -30,6 +30,7 @@ import { formsModule } from './services/forms/index.js';
 import { invoicingModule } from './services/invoicing/index.js';
 import { outreachModule } from './services/outreach/index.js';
 import { paymentsModule } from './services/payments/index.js';
+import { socialModule } from './services/social/index.js';
 import { seoModule } from './services/seo/index.js';
 import { webhooksModule } from './services/webhooks/index.js';
 import type { ServiceModule } from './services/module.js';
@@ -49,6 +50,7 @@ export const serviceModules: ServiceModule<unknown, unknown>[] = [
   tasksModule,
   outreachModule,
   affiliatesModule,
+  socialModule,
   seoModule,
 ];
 

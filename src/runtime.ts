@@ -146,7 +146,7 @@ export function createLogger(level: LogLevel): FastifyBaseLogger {
     {
       level,
       redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret', 'token', 'password'],
+        paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret', 'token', 'password', 'upload_token', 'upload_url', 'req.url'],
         censor: '[redacted]',
       },
     },

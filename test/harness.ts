@@ -264,11 +264,15 @@ export function expectError(response: Response, status: number, code: string) {
  * - its webhook endpoints would get this file's events, and this file's job runs would wait on
  *   deliveries to them (DNS lookups of example hosts, refused ports): they are turned off;
  * - its events (often stamped days ahead) would be read again by every job run of this file
- *   (the affiliates sales reader reads from its clock's now on): they are deleted.
+ *   (the affiliates sales reader reads from its clock's now on): they are deleted;
+ * - its tenants' jobs (billing clocks, sends, publishes) would become due as this file moves its
+ *   clock years ahead, and each run of this file would catch them all up: they are deleted,
+ *   since no tenant of this file exists yet.
  */
 async function forgetWhatEarlierFilesLeft(database: Database, now: Date): Promise<void> {
   await sql`update jobs set run_at = ${now} where status = 'queued' and dedupe_key like 'recurring:%' and run_at > ${now}`.execute(database.db);
   await sql`update webhook_endpoints set status = 'disabled', disabled_reason = 'manual' where status = 'enabled'`.execute(database.db);
   await sql`update webhook_deliveries set status = 'failed', next_attempt_at = null where status = 'pending'`.execute(database.db);
   await sql`delete from events`.execute(database.db);
+  await sql`delete from jobs where tenant_id is not null`.execute(database.db);
 }

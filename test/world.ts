@@ -58,6 +58,9 @@ export interface WorldIds {
   // payments (undefined when the key cannot create them, see `skipped`)
   checkoutSession: string | undefined;
   paymentLink: string | undefined;
+  /** A second session, paid in the sandbox, and one partial refund of it (it takes more refunds). */
+  paidCheckoutSession: string | undefined;
+  paymentRefund: string | undefined;
   // webhooks: an endpoint, the ping sent to it (its delivery) and the event of that ping
   webhookEndpoint: string;
   webhookDelivery: string;
@@ -85,6 +88,10 @@ export interface WorldIds {
   affiliatePartner: string;
   affiliateReferral: string;
   affiliateConversion: string;
+  // social: a sandbox account (test mode only), an upload link (no bytes sent) and a draft post
+  socialAccount: string | undefined;
+  socialFile: string;
+  socialPost: string | undefined;
   // seo: a site with imported search data (so topics), one tracked question, one competitor and a queued crawl (never run: the world makes no outbound requests)
   seoSite: string;
   seoQuestion: string;
@@ -176,7 +183,7 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const subscription = await send('POST', '/catalog/catalog/subscriptions', 201, { product_id: product.id, price_id: price.id, contact_id: contact.id });
 
   // payments: a live key needs Stripe configured; without it the server answers 503 by design.
-  const optional = async (name: 'checkoutSession' | 'paymentLink', url: string, body: unknown): Promise<string | undefined> => {
+  const optional = async (name: 'checkoutSession' | 'paymentLink' | 'paidCheckoutSession', url: string, body: unknown): Promise<string | undefined> => {
     const response = await call(app, 'POST', `${API}${url}`, { key, body });
     if (response.statusCode === 503 && response.json().error?.code === 'live_payments_not_configured') {
       skipped[name] = 'live_payments_not_configured';
@@ -191,6 +198,23 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     success_url: 'https://example.com/paid',
   });
   const paymentLink = await optional('paymentLink', '/payments/payment-links', { name: `${tag} link`, amount_cents: 900, currency: 'USD' });
+  // A paid session (the hosted page's card form, as a buyer submits it) with one partial refund.
+  const paidCheckoutSession = await optional('paidCheckoutSession', '/payments/checkout-sessions', {
+    amount_cents: 3000,
+    description: `${tag} paid checkout`,
+    currency: 'USD',
+    success_url: 'https://example.com/paid',
+  });
+  let paymentRefund: string | undefined;
+  if (paidCheckoutSession === undefined) {
+    skipped.paymentRefund = skipped.paidCheckoutSession;
+  } else {
+    await payCheckoutSession(app, paidCheckoutSession);
+    paymentRefund = text(
+      (await send('POST', '/payments/refunds', 201, { checkout_session_id: paidCheckoutSession, amount_cents: 1000, reason: 'requested_by_customer', metadata: { world: tag } }))
+        .id,
+    );
+  }
 
   // webhooks
   // Port 1 of loopback refuses at once: deliveries that later tests' job runs attempt fail in a millisecond, not on a DNS timeout.
@@ -275,6 +299,17 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
   const affiliateReferral = await send('POST', '/affiliates/referrals', 201, { affiliate_id: affiliatePartner.id, contact_id: contact.id, email: email('referred') });
   const affiliateConversion = await send('POST', '/affiliates/conversions', 201, { referral_id: affiliateReferral.id, amount_cents: 10000, external_id: `${tag}-order` });
 
+  // social: sandbox accounts connect with test keys only; a live world has no account and no post
+  let socialAccount: string | undefined;
+  let socialPost: string | undefined;
+  if (key.startsWith('sk_test_')) {
+    socialAccount = text((await send('POST', '/social/accounts', 201, { platform: 'sandbox', display_name: `${tag} account` })).id);
+    socialPost = text((await send('POST', '/social/posts', 201, { account_ids: [socialAccount], text: `${tag} post`, status: 'draft' })).id);
+  } else {
+    skipped.socialAccount = 'sandbox_only_in_test_mode';
+    skipped.socialPost = 'sandbox_only_in_test_mode';
+  }
+  const socialFile = await send('POST', '/social/files/upload-links', 201, { file_name: `${slugOf(tag)}.png`, size_bytes: 100, sha256: 'a'.repeat(64) });
   // seo
   const seoSite = await send('POST', '/seo/sites', 201, { domain: `${unique}.example.com`, name: `${tag} site` });
   const seoAdded = await send('POST', `/seo/sites/${text(seoSite.id)}/questions`, 200, { questions: [{ question: `What is ${tag}?` }] });
@@ -310,6 +345,8 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     subscription: text(subscription.id),
     checkoutSession,
     paymentLink,
+    paidCheckoutSession,
+    paymentRefund,
     webhookEndpoint: text(webhookEndpoint.id),
     webhookDelivery: text(ping.id),
     webhookEvent: text(ping.event_id),
@@ -332,6 +369,9 @@ export async function buildWorld(app: FastifyInstance, key: string, options: Wor
     affiliatePartner: text(affiliatePartner.id),
     affiliateReferral: text(affiliateReferral.id),
     affiliateConversion: text(affiliateConversion.id),
+    socialAccount,
+    socialFile: text(socialFile.file_id),
+    socialPost,
     seoSite: text(seoSite.id),
     seoQuestion: text((seoAdded.questions as Data[])[0]!.id),
     seoCompetitor: text(seoCompetitor.id),
@@ -362,6 +402,7 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'catalog/subscriptions': 'subscription',
   'payments/checkout-sessions': 'checkoutSession',
   'payments/payment-links': 'paymentLink',
+  'payments/refunds': 'paymentRefund',
   'webhooks/endpoints': 'webhookEndpoint',
   'webhooks/deliveries': 'webhookDelivery',
   'webhooks/events': 'webhookEvent',
@@ -384,6 +425,9 @@ const RESOURCE_BEFORE_PARAMETER: Record<string, keyof IdOverrides> = {
   'affiliates/affiliates': 'affiliatePartner',
   'affiliates/referrals': 'affiliateReferral',
   'affiliates/conversions': 'affiliateConversion',
+  'social/accounts': 'socialAccount',
+  'social/files': 'socialFile',
+  'social/posts': 'socialPost',
   'seo/sites': 'seoSite',
   'seo/questions': 'seoQuestion',
   'seo/competitors': 'seoCompetitor',
@@ -410,6 +454,21 @@ export function fillPath(template: string, ids: Partial<WorldIds>, overrides: Id
       return encodeURIComponent(String(value ?? randomUUID()));
     })
     .join('/');
+}
+
+/** Pays a test-mode session on its hosted page with Stripe's 4242 test card, as a browser submits the form. */
+async function payCheckoutSession(app: FastifyInstance, sessionId: string): Promise<void> {
+  const page = await app.inject({ method: 'GET', url: `/checkout/${sessionId}` });
+  const token = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1];
+  if (!token) throw new Error(`world: the checkout page of ${sessionId} has no form (${page.statusCode})`);
+  const form = { cardholder_name: 'World Buyer', card_number: '4242 4242 4242 4242', card_expiry: '12/34', card_cvc: '123', csrf_token: token };
+  const paid = await app.inject({
+    method: 'POST',
+    url: `/checkout/${sessionId}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(form).toString(),
+  });
+  if (paid.statusCode !== 303) throw new Error(`world: paying ${sessionId} answered ${paid.statusCode}: ${paid.body.slice(0, 300)}`);
 }
 
 function expectStatus(response: Response, expected: number, what: string): Data {

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       databaseUrl: 'postgres://u@db:5432/app',
       dataDir: '/var/lib/app',
+      socialFilesDir: '/var/lib/app/social-files',
       redisUrl: 'redis://cache:6379',
       adminToken: 'a-long-enough-operator-token',
       logLevel: 'warn',

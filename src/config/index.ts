@@ -9,6 +9,8 @@ export interface Config {
   /** Unset: embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Where the social service keeps uploaded files (SOCIAL_FILES_DIR; default DATA_DIR/social-files). */
+  socialFilesDir: string;
   redisUrl: string | undefined;
   /** Unset: the operator API under /admin/v1 is not mounted at all. */
   adminToken: string | undefined;
@@ -228,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     dataDir: path.resolve(text('DATA_DIR') ?? './data'),
+    socialFilesDir: path.resolve(text('SOCIAL_FILES_DIR') ?? path.join(text('DATA_DIR') ?? './data', 'social-files')),
     redisUrl,
     adminToken,
     logLevel,

@@ -141,7 +141,12 @@ function annotateRoute(route: RouteOptions): PlatformRouteConfig {
   const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string, unknown> };
   const methods = [route.method].flat();
 
-  if (route.url.startsWith(PUBLIC_API_PREFIX)) {
+  if (route.url.startsWith(PUBLIC_API_PREFIX) && config.credentialInUrl) {
+    // No API key: the one-time token in the URL is the credential (hosted pages aside, the one public write).
+    route.config = { ...config, idempotent: false, etag: false, ifMatch: false };
+    schema.security = [];
+    addErrorResponses(schema, { 404: 'Unknown, wrong or malformed token in the URL: not_found.', ...SERVER_ERRORS });
+  } else if (route.url.startsWith(PUBLIC_API_PREFIX)) {
     if (!config.scope) throw new Error(`Route ${methods.join(',')} ${route.url} must declare config.scope.`);
     if (!schema.response) throw new Error(`Route ${methods.join(',')} ${route.url} must declare its response schema.`);
     const mutates = methods.some((method) => method === 'POST' || method === 'PATCH' || method === 'DELETE');

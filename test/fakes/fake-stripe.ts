@@ -9,16 +9,20 @@ export interface RecordedStripeRequest {
 }
 
 /**
- * A stand-in for Stripe's PaymentIntents API on 127.0.0.1, for tests only (never the real
- * network): create, confirm with card data (4242... succeeds, 4000...0002 is declined,
- * 4000 0025 0000 3155 asks for 3-D Secure), idempotency keys replayed, and a switch to fail.
+ * A stand-in for Stripe's PaymentIntents and Refunds APIs on 127.0.0.1, for tests only (never
+ * the real network): create, confirm with card data (4242... succeeds, 4000...0002 is declined,
+ * 4000 0025 0000 3155 asks for 3-D Secure), refunds of succeeded intents up to their amount,
+ * idempotency keys replayed, and a switch to fail.
  */
 export class FakeStripe {
   readonly requests: RecordedStripeRequest[] = [];
   /** Answer the next request with this status and a Stripe api_error. */
   failNext: number | undefined;
+  /** The status new refunds are answered with (Stripe: succeeded, or pending for slower methods). */
+  refundStatus: 'succeeded' | 'pending' = 'succeeded';
   #server: http.Server | undefined;
-  #intents = new Map<string, { amount: number; currency: string; status: string }>();
+  #intents = new Map<string, { amount: number; currency: string; status: string; amount_refunded: number }>();
+  #refundCount = 0;
   #replies = new Map<string, { status: number; body: unknown }>();
 
   constructor(readonly secretKey: string) {}
@@ -69,7 +73,7 @@ export class FakeStripe {
   #route(request: http.IncomingMessage, form: URLSearchParams): { status: number; body: unknown } {
     if (request.method === 'POST' && request.url === '/v1/payment_intents') {
       const id = `pi_fake_${this.#intents.size + 1}`;
-      const intent = { amount: Number(form.get('amount')), currency: form.get('currency') ?? '', status: 'requires_payment_method' };
+      const intent = { amount: Number(form.get('amount')), currency: form.get('currency') ?? '', status: 'requires_payment_method', amount_refunded: 0 };
       this.#intents.set(id, intent);
       return { status: 200, body: { id, object: 'payment_intent', ...intent } };
     }
@@ -86,6 +90,33 @@ export class FakeStripe {
       return {
         status: 402,
         body: { error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.', payment_intent: { id: confirm[1] } } },
+      };
+    }
+    if (request.method === 'POST' && request.url === '/v1/refunds') {
+      const intentId = form.get('payment_intent') ?? '';
+      const intent = this.#intents.get(intentId);
+      if (!intent) return { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent.' } } };
+      if (intent.status !== 'succeeded')
+        return { status: 400, body: { error: { type: 'invalid_request_error', code: 'charge_not_refundable', message: 'The payment was not made.' } } };
+      const amount = form.has('amount') ? Number(form.get('amount')) : intent.amount - intent.amount_refunded;
+      if (!(amount > 0) || intent.amount_refunded + amount > intent.amount) {
+        return { status: 400, body: { error: { type: 'invalid_request_error', code: 'amount_too_large', message: 'Refund amount is greater than unrefunded amount on charge.' } } };
+      }
+      intent.amount_refunded += amount;
+      this.#refundCount += 1;
+      const metadata = Object.fromEntries([...form.entries()].flatMap(([key, value]) => (/^metadata\[(.+)\]$/.exec(key) ? [[/^metadata\[(.+)\]$/.exec(key)![1]!, value]] : [])));
+      return {
+        status: 200,
+        body: {
+          id: `re_fake_${this.#refundCount}`,
+          object: 'refund',
+          amount,
+          currency: intent.currency,
+          payment_intent: intentId,
+          reason: form.get('reason'),
+          metadata,
+          status: this.refundStatus,
+        },
       };
     }
     return { status: 404, body: { error: { type: 'invalid_request_error', message: 'Unrecognized request URL.' } } };

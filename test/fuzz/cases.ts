@@ -37,6 +37,8 @@ export interface Operation {
   path: string;
   parameters: Parameter[];
   body: JsonSchema | undefined;
+  /** The body is raw bytes, not JSON (the social upload PUT): JSON shape rules do not apply to it. */
+  binary?: boolean;
 }
 
 export interface FuzzCase {

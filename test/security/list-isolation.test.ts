@@ -115,6 +115,7 @@ describe('list isolation', () => {
       'invoicing',
       'outreach',
       'payments',
+      'social',
       'seo',
       'tasks',
       'webhooks',
@@ -165,8 +166,9 @@ describe('list isolation', () => {
         if (response.statusCode === 200 && response.json().data.length === 0) empty.push(`${owner.label} ${list.operationId}`);
       }
     }
-    // Live mode has no payments without Stripe, and SEO pages exist only once a crawl has read a
-    // real server (the world makes no outbound requests); every other list shows the owner's world.
-    expect(empty.filter((entry) => !/-live .*payments/i.test(entry) && !/ seoListPages$/.test(entry))).toEqual([]);
+    // Live mode has no payments without Stripe and no social accounts or posts (sandbox accounts
+    // connect with test keys only); SEO pages exist only once a crawl has read a real server (the
+    // world makes no outbound requests); every other list shows the owner's world.
+    expect(empty.filter((entry) => !/-live .*(payments|social)/i.test(entry) && !/ seoListPages$/.test(entry))).toEqual([]);
   });
 });

@@ -50,6 +50,9 @@ export const ERROR_STATUS = {
   coupon_not_redeemable: 400,
   // payments
   live_payments_not_configured: 503,
+  checkout_session_not_paid: 409,
+  checkout_session_fully_refunded: 409,
+  payment_processor_error: 502,
   // appointments
   slot_unavailable: 409,
   resource_in_use: 409,
@@ -58,6 +61,10 @@ export const ERROR_STATUS = {
   address_suppressed: 409,
   sequence_archived: 409,
   sequence_in_use: 409,
+  // social
+  link_expired: 410,
+  link_used: 410,
+  post_not_editable: 409,
   // affiliates
   affiliate_not_found: 404,
   // seo

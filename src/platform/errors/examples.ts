@@ -55,6 +55,12 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   },
   sequence_archived: { message: 'The sequence is archived; set its status to active, paused or draft to enrol people.' },
   sequence_in_use: { message: 'The sequence has enrollments; set its status to archived instead.' },
+  link_expired: { message: 'This upload link expired (links work for 15 minutes); create a new one.' },
+  link_used: { message: 'This upload link was used already; create a new link to send the file again.' },
+  post_not_editable: {
+    message: 'The post is published; only draft and scheduled posts can change.',
+    details: [{ path: 'status', code: 'invalid_value', message: 'The post is published.', status: 'published' }],
+  },
   asset_in_use: { message: 'The asset contains other assets; move or delete them first.' },
   affiliate_not_found: { message: 'No affiliate partner has this id.' },
   ai_monitor_limit_reached: { message: 'At most 25 questions can be monitored in AI answers.' },
@@ -73,6 +79,15 @@ const EXAMPLES: Record<ErrorCode, ErrorExample> = {
   coupon_code_taken: { message: 'A coupon with this code exists already.' },
   coupon_not_redeemable: { message: 'The coupon cannot be redeemed.' },
   live_payments_not_configured: { message: 'Live payments are not configured on this server.' },
+  checkout_session_not_paid: {
+    message: 'Only a paid (complete) checkout session can be refunded; this one is open.',
+    details: [{ path: 'checkout_session_id', code: 'not_paid', message: 'The session is open.', status: 'open' }],
+  },
+  checkout_session_fully_refunded: {
+    message: 'This checkout session is already refunded in full.',
+    details: [{ path: 'checkout_session_id', code: 'fully_refunded', message: 'All 5300 minor units were refunded.', amount_refunded_cents: 5300 }],
+  },
+  payment_processor_error: { message: 'The refund could not be made: Stripe could not be reached. Nothing was refunded; try again.' },
   internal_error: { message: 'Something failed on our side; quote the Service-Request-Id.' },
   service_unavailable: { message: 'The server is too busy to answer this request now; retry after the number of seconds in Retry-After.' },
 };

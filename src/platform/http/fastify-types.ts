@@ -21,6 +21,17 @@ export interface PlatformRouteConfig {
   etag?: boolean;
   /** Set by the platform on every PATCH of one resource: honours If-Match (412 precondition_failed). */
   ifMatch?: boolean;
+  /**
+   * The route takes no API key: its credential is a one-time token in its URL (the social upload
+   * PUT). It is documented with `security: []`, gets no rate limit, scope or idempotency, and reads
+   * its body itself (a raw stream, not JSON).
+   */
+  credentialInUrl?: true;
+  /**
+   * What an Idempotency-Key replay may show of the first reply: the stored copy of a 2xx reply is
+   * passed through this first (a secret shown once is stored, and replayed, as null).
+   */
+  redactStoredReply?: (body: Buffer) => Buffer;
   /** Read by @fastify/cors: the platform sets false on every route outside /api/, which never gets CORS headers. */
   cors?: false;
 }

@@ -109,7 +109,9 @@ export function createIdempotencyHooks(db: Db, injectFault: FaultInjector, secre
     try {
       body = await replyBytes(payload);
       const contentType = String(reply.getHeader('content-type') ?? DEFAULT_CONTENT_TYPE);
-      await record(db, transaction, acting.scope, acting.fingerprint, { status: reply.statusCode, body, contentType }, acting.startedAt, secretsKey);
+      const redact = request.routeOptions.config.redactStoredReply;
+      const stored = redact && reply.statusCode < 300 ? redact(body) : body;
+      await record(db, transaction, acting.scope, acting.fingerprint, { status: reply.statusCode, body: stored, contentType }, acting.startedAt, secretsKey);
       injectFault('idempotency:after-write');
       await transaction.commit();
     } catch (error) {

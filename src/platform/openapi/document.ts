@@ -42,7 +42,7 @@ export function finishDocument<T>(document: T): T {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if (status.startsWith('2') && response.description === 'Default Response') response.description = successDescription(status, response, operation);
         if (Number(status) >= 400) addErrorExamples(Number(status), response);
-        response.headers = { ...headersOf(path, Number(status), idempotent), ...response.headers };
+        response.headers = { ...headersOf(path, Number(status), idempotent, isKeyless(operation)), ...response.headers };
       }
     }
   }
@@ -241,12 +241,18 @@ const NEVER_STORED = new Set([401, 403, 413, 415, 429]);
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-function headersOf(path: string, status: number, idempotent: boolean): Record<string, unknown> {
+/** An operation with `security: []` (a one-time token in its URL) takes no API key, so no rate-limit counts. */
+function isKeyless(operation: Operation): boolean {
+  const security = (operation as { security?: unknown[] }).security;
+  return Array.isArray(security) && security.length === 0;
+}
+
+function headersOf(path: string, status: number, idempotent: boolean, keyless = false): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'Service-Request-Id': ref('ServiceRequestId') };
   // A public request is counted once its key is recognised: every reply but 401 and 5xx carries the counts.
   // A 404 for a URL the router cannot even read (bad percent-encoding, an over-long segment) is answered before the key is checked.
   const counts = status === 404 ? 'IfCounted' : '';
-  if (path.startsWith(PUBLIC_PREFIX) && status !== 401 && status < 500) {
+  if (path.startsWith(PUBLIC_PREFIX) && !keyless && status !== 401 && status < 500) {
     Object.assign(headers, {
       'X-RateLimit-Limit': ref(`RateLimitLimit${counts}`),
       'X-RateLimit-Remaining': ref(`RateLimitRemaining${counts}`),

@@ -128,8 +128,29 @@ export function createConversionRules(tables: AffiliatesDb, events: EventLog) {
     });
   }
 
+  /**
+   * Voids the commission of a sale refunded in full (the reader of platform events calls it in
+   * its transaction): a pending or approved commission becomes voided with reason `refunded`,
+   * its revenue and commission leave the totals. A paid commission is left as it is (taking it
+   * back is a manual clawback), as is one already voided; an unknown sale is nothing to void.
+   */
+  async function voidRefundedSale(tx: AffiliatesDb, owner: Owner, now: Date, source: ConversionSource, externalId: string): Promise<ConversionView | undefined> {
+    const found = await repository.findConversionByExternal(tx, owner, source, externalId);
+    if (!found || (found.status !== 'pending' && found.status !== 'approved')) return undefined;
+    // Lock order: the partner, then the conversion (read again under the lock).
+    await repository.findPartner(tx, owner, found.affiliate_id, { forUpdate: true });
+    const current = (await repository.findConversion(tx, owner, found.id, { forUpdate: true }))!;
+    if (current.status !== 'pending' && current.status !== 'approved') return undefined;
+    const row = await repository.updateConversion(tx, owner, current.id, { status: 'voided', void_reason: 'refunded', voided_at: now, updated_at: now });
+    await repository.addToTotals(tx, owner, current.affiliate_id, moveDelta(current.status, 'voided', current));
+    const view = presentConversion(row);
+    await events.record(tx, owner, 'affiliates.conversion.voided', view);
+    return view;
+  }
+
   return {
     record,
+    voidRefundedSale,
 
     async createConversion(ctx: RequestContext, input: CreateConversionInput): Promise<ConversionView> {
       const named = (['referral_id', 'affiliate_id', 'code', 'contact_id'] as const).filter((field) => input[field] !== undefined);

@@ -30,7 +30,11 @@ export const affiliatesModule: ServiceModule<AffiliatesService, AffiliatesSettin
     { type: 'affiliates.conversion.created', description: 'A sale was credited to a partner, with its commission (voided at once when it earned nothing).', object: Conversion },
     { type: 'affiliates.conversion.approved', description: 'A pending commission was approved.', object: Conversion },
     { type: 'affiliates.conversion.paid', description: 'An approved commission was marked paid.', object: Conversion },
-    { type: 'affiliates.conversion.voided', description: 'A pending or approved commission was voided (the sale was refunded).', object: Conversion },
+    {
+      type: 'affiliates.conversion.voided',
+      description: 'A pending or approved commission was voided (the sale was refunded: by request, or by a full refund of its checkout session).',
+      object: Conversion,
+    },
   ],
   settings: ({ config }) => ({ publicBaseUrl: config.publicBaseUrl }),
   create: (deps) => {
@@ -41,6 +45,7 @@ export const affiliatesModule: ServiceModule<AffiliatesService, AffiliatesSettin
         events: deps.events,
         clock: deps.clock,
         record: service.record,
+        voidRefunded: service.voidRefundedSale,
         onError: (error) => deps.jobs.reportError(error, 'affiliates platform sales'),
       }),
     );

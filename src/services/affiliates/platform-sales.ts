@@ -10,11 +10,24 @@ import type { SaleInput } from './conversions.js';
 import * as repository from './repository.js';
 import type { AffiliatesDb } from './repository.js';
 import type { ConversionView } from './schemas.js';
+import type { ConversionSource } from './tables.js';
 
 /** The metadata key (checkout sessions) that carries the referral id the landing page was handed. */
 export const REFERRAL_METADATA_KEY = 'affiliate_referral_id';
-/** The platform events that are sales: a paid checkout session, a subscription's first paid period and each renewal. */
-export const SALE_EVENT_TYPES = ['payments.checkout_session.completed', 'catalog.subscription.created', 'catalog.subscription.renewed'] as const;
+/**
+ * The platform events that are sales: a paid checkout session, a subscription's first paid period
+ * (started active, or a trial that ended) and each renewal.
+ */
+export const SALE_EVENT_TYPES = [
+  'payments.checkout_session.completed',
+  'catalog.subscription.created',
+  'catalog.subscription.trial_ended',
+  'catalog.subscription.renewed',
+] as const;
+
+/** A refund of a checkout session: it voids the session's commission once the session is refunded in full. */
+export const REFUND_EVENT_TYPE = 'payments.refund.created';
+const READ_EVENT_TYPES = [...SALE_EVENT_TYPES, REFUND_EVENT_TYPE] as const;
 
 /** Events committed this long after a later one (a slow transaction) are still found: the reader looks back this far. */
 const LOOK_BACK_MS = 5 * MINUTE_MS;
@@ -25,6 +38,19 @@ const NUDGE_DELAY_MS = 50;
 const SEEN_RETENTION_MS = 31 * DAY_MS;
 
 type Record = (tx: AffiliatesDb, owner: Owner, now: Date, sale: SaleInput) => Promise<ConversionView | undefined>;
+type VoidRefunded = (tx: AffiliatesDb, owner: Owner, now: Date, source: ConversionSource, externalId: string) => Promise<ConversionView | undefined>;
+
+/**
+ * The sale a refund event takes back, when it completed a full refund of its checkout session
+ * (the refund carries the session's amounts after it); undefined for a partial refund.
+ */
+export function refundedSaleOf(event: EventRow): { source: ConversionSource; externalId: string } | undefined {
+  const object = JSON.parse(event.object_json) as { [field: string]: unknown };
+  const total = Number(object.session_amount_total_cents);
+  const refunded = Number(object.session_amount_refunded_cents);
+  if (typeof object.checkout_session_id !== 'string' || !Number.isSafeInteger(total) || !(refunded >= total)) return undefined;
+  return { source: 'payments', externalId: `checkout_session:${object.checkout_session_id}` };
+}
 
 /** The sale an event reports, when it names a referral; undefined when it credits nobody. */
 export async function saleOf(tx: AffiliatesDb, event: EventRow): Promise<SaleInput | undefined> {
@@ -42,7 +68,8 @@ export async function saleOf(tx: AffiliatesDb, event: EventRow): Promise<SaleInp
       externalId: `checkout_session:${String(object.id)}`,
     };
   }
-  // A subscription: its first paid period (created active) and each renewal, credited to the partner its contact was referred by.
+  // A subscription: its first paid period (created active, or the end of its trial) and each renewal,
+  // credited to the partner its contact was referred by. A trialing start is no sale: its trial_ended is period 1.
   if (event.type === 'catalog.subscription.created' && object.status !== 'active') return undefined;
   const contactId = object.contact_id;
   if (typeof contactId !== 'string' || !isUuid(contactId)) return undefined;
@@ -61,8 +88,8 @@ export async function saleOf(tx: AffiliatesDb, event: EventRow): Promise<SaleInp
 }
 
 /**
- * Turns sales of the payments and catalog services into conversions by reading the platform
- * event log, never their tables. Several processes may run it: each event is handled once,
+ * Turns sales of the payments and catalog services into conversions, and full refunds of
+ * checkout sessions into voided commissions, by reading the platform event log, never their tables. Several processes may run it: each event is handled once,
  * guarded by its row in affiliates_seen_events, inserted in the transaction of its conversion.
  * Reading starts at the newest event handled, less a look-back that catches events committed late.
  */
@@ -71,17 +98,19 @@ export class PlatformSalesReader implements BackgroundWorker {
   readonly #events: EventLog;
   readonly #clock: Clock;
   readonly #record: Record;
+  readonly #voidRefunded: VoidRefunded;
   readonly #onError: (error: unknown) => void;
   readonly #detached = AsyncLocalStorage.snapshot();
   #stopped = true;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
-  constructor(options: { db: Db; events: EventLog; clock: Clock; record: Record; onError: (error: unknown) => void }) {
+  constructor(options: { db: Db; events: EventLog; clock: Clock; record: Record; voidRefunded: VoidRefunded; onError: (error: unknown) => void }) {
     this.#tables = repository.affiliatesDb(options.db);
     this.#events = options.events;
     this.#clock = options.clock;
     this.#record = options.record;
+    this.#voidRefunded = options.voidRefunded;
     this.#onError = options.onError;
     options.events.onRecorded(() => this.#schedule(NUDGE_DELAY_MS));
   }
@@ -126,7 +155,7 @@ export class PlatformSalesReader implements BackgroundWorker {
     const start = from ? addMilliseconds(from, -LOOK_BACK_MS) : oldest;
     let after = { createdAt: start.getTime() < oldest.getTime() ? oldest : start, id: '00000000-0000-0000-0000-000000000000' };
     for (;;) {
-      const batch = await this.#events.readAfter(SALE_EVENT_TYPES, after, BATCH);
+      const batch = await this.#events.readAfter(READ_EVENT_TYPES, after, BATCH);
       for (const event of batch) await this.#handle(event);
       if (batch.length < BATCH) break;
       const last = batch[batch.length - 1]!;
@@ -140,6 +169,12 @@ export class PlatformSalesReader implements BackgroundWorker {
     if (await repository.wasSeen(this.#tables, owner, event.id)) return;
     await this.#tables.transaction().execute(async (tx) => {
       if (!(await repository.markSeen(tx, owner, event.id, event.created_at, this.#clock.now()))) return;
+      if (event.type === REFUND_EVENT_TYPE) {
+        // A partial refund leaves the commission; a full one voids it unless it was paid already.
+        const refunded = refundedSaleOf(event);
+        if (refunded) await this.#voidRefunded(tx, owner, this.#clock.now(), refunded.source, refunded.externalId);
+        return;
+      }
       const sale = await saleOf(tx, event);
       if (!sale || !Number.isSafeInteger(sale.amountCents)) return;
       try {

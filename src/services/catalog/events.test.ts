@@ -21,6 +21,7 @@ const { productWithPrice, createContact, startSubscription, getSubscription } = 
 
 const CREATED = 'catalog.subscription.created';
 const RENEWED = 'catalog.subscription.renewed';
+const TRIAL_ENDED = 'catalog.subscription.trial_ended';
 const PAUSED = 'catalog.subscription.paused';
 const RESUMED = 'catalog.subscription.resumed';
 const CANCELED = 'catalog.subscription.canceled';
@@ -144,6 +145,46 @@ describe('catalog.subscription.paused, resumed and canceled', () => {
   });
 });
 
+describe('catalog.subscription.trial_ended', () => {
+  it('is recorded once when the billing clock ends a trial, with the subscription active in its first paid period', async () => {
+    const { tenantId, key } = await newTenant();
+    const subscription = await start(key, { free_trial_days: 3 });
+    expect(subscription.status).toBe('trialing');
+    platform.clock.freeze(new Date(Date.parse(subscription.trial_end!) - 1));
+    await catalogRunner.runDue();
+    expect(await recordedEvents(platform, tenantId, TRIAL_ENDED)).toEqual([]);
+
+    platform.clock.advance(1);
+    await catalogRunner.runDue();
+    await catalogRunner.runDue();
+    await expectEvents(tenantId, key, TRIAL_ENDED, subscription.id);
+    const object = (await recordedEvents(platform, tenantId, TRIAL_ENDED))[0]!.data.object;
+    expect(object).toMatchObject({ status: 'active', current_period_start: subscription.trial_end });
+    expect(await recordedEvents(platform, tenantId, RENEWED)).toEqual([]);
+  });
+
+  it('is not recorded when a trial ends canceled (cancel at period end) or is paused before its end', async () => {
+    const { tenantId, key } = await newTenant();
+    const canceled = await start(key, { free_trial_days: 3 });
+    await act(key, canceled.id, 'cancel', { at_period_end: true });
+    const paused = await start(key, { free_trial_days: 3 });
+    await act(key, paused.id, 'pause');
+    platform.clock.advance(4 * DAY_MS);
+    await catalogRunner.runDue();
+    expect((await getSubscription(key, canceled.id)).status).toBe('canceled');
+    expect(await recordedEvents(platform, tenantId, TRIAL_ENDED)).toEqual([]);
+  });
+
+  it('is recorded when an action first applies a trial end the clock has not processed yet, before the action’s own event', async () => {
+    const { tenantId, key } = await newTenant();
+    const subscription = await start(key, { free_trial_days: 3 });
+    platform.clock.freeze(new Date(Date.parse(subscription.trial_end!) + HOUR_MS));
+    await act(key, subscription.id, 'pause');
+    await expectEvents(tenantId, key, TRIAL_ENDED, subscription.id);
+    await expectEvents(tenantId, key, PAUSED, subscription.id);
+  });
+});
+
 describe('catalog.subscription.renewed', () => {
   it('is recorded once per renewal by the billing clock, and not again by a run that finds nothing due', async () => {
     const { tenantId, key } = await newTenant();
@@ -159,11 +200,12 @@ describe('catalog.subscription.renewed', () => {
     expect((await getSubscription(key, subscription.id)).current_period_start).toBe(subscription.current_period_end);
   });
 
-  it('is recorded for every period a late run catches up, and not for the end of a trial', async () => {
+  it('is recorded for every period a late run catches up, and not for the end of a trial (which has its own event)', async () => {
     const { tenantId, key } = await newTenant();
     const subscription = await start(key, { free_trial_days: 3 }, { billing_interval: 'week' });
     platform.clock.advance(3 * DAY_MS + 5 * 7 * DAY_MS + HOUR_MS); // trial end, then five weekly renewals
     await catalogRunner.runDue();
+    await expectEvents(tenantId, key, TRIAL_ENDED, subscription.id, 1);
     await expectEvents(tenantId, key, RENEWED, subscription.id, 5);
   });
 

@@ -12,6 +12,11 @@ export const SUBSCRIPTION_EVENTS = [
     description: 'The billing clock began a new billing period of a subscription; one event per period, also when a late run catches up several.',
     object: Subscription,
   },
+  {
+    type: 'catalog.subscription.trial_ended',
+    description: 'The billing clock ended a trial and began the subscription’s first paid period (status active); not recorded when a trial ends by a pause or a cancellation.',
+    object: Subscription,
+  },
   { type: 'catalog.subscription.paused', description: 'A subscription was paused.', object: Subscription },
   { type: 'catalog.subscription.resumed', description: 'A paused subscription was resumed: by request, or by the billing clock at pause_resumes_at.', object: Subscription },
   {
@@ -23,7 +28,7 @@ export const SUBSCRIPTION_EVENTS = [
 
 export type SubscriptionEventType = (typeof SUBSCRIPTION_EVENTS)[number]['type'];
 
-/** The events of what the billing clock applied. A trial's end has none of its own: it starts the first paid period, not a renewal. */
+/** The events of what the billing clock applied, in order. A trial's end is not a renewal: it has its own event, which starts the first paid period. */
 export function clockEventTypes(applied: readonly BillingEvent[]): SubscriptionEventType[] {
   return applied.flatMap((event): SubscriptionEventType[] => {
     switch (event.type) {
@@ -34,7 +39,7 @@ export function clockEventTypes(applied: readonly BillingEvent[]): SubscriptionE
       case 'canceled':
         return ['catalog.subscription.canceled'];
       case 'trial_ended':
-        return [];
+        return ['catalog.subscription.trial_ended'];
     }
   });
 }

@@ -41,6 +41,7 @@ describe('creating a checkout session', () => {
       payment_intent_id: null,
       card_brand: null,
       card_last4: null,
+      amount_refunded_cents: 0,
     });
     expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(DAY_MS);
     expect(await getSession(platform, key, session.id)).toEqual(session);

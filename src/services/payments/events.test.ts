@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
+import { call, expectError, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { asJson, recordedEvents } from '../../../test/recorded-events.js';
 import { addMilliseconds, DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import * as repository from './repository.js';
-import { createSession, DECLINED_CARD, getSession, GOOD_CARD, openPage, paySession, postForm } from './test-helpers.js';
+import { BASE, createSession, DECLINED_CARD, getSession, GOOD_CARD, openPage, paySession, postForm } from './test-helpers.js';
 
 let platform: TestPlatform;
 beforeAll(async () => {
@@ -13,6 +13,7 @@ afterAll(() => platform.close());
 
 const COMPLETED = 'payments.checkout_session.completed';
 const EXPIRED = 'payments.checkout_session.expired';
+const REFUNDED = 'payments.refund.created';
 
 async function newTenant() {
   const tenant = await platform.newTenant();
@@ -100,5 +101,33 @@ describe('payments.checkout_session.expired', () => {
     const events = await recordedEvents(platform, tenant.id, EXPIRED);
     expect(events).toHaveLength(1);
     expect(asJson(events[0]!.data.object)).toEqual(asJson(await getSession(platform, key, session.id)));
+  });
+});
+
+describe('payments.refund.created', () => {
+  it('is recorded once per refund, carrying the refund as GET shows it, and not for a refused refund', async () => {
+    const { tenantId, key } = await newTenant();
+    const session = await createSession(platform, key);
+    expectError(await call(platform.app, 'POST', `${BASE}/refunds`, { key, body: { checkout_session_id: session.id } }), 409, 'checkout_session_not_paid');
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    const partial = await call(platform.app, 'POST', `${BASE}/refunds`, { key, body: { checkout_session_id: session.id, amount_cents: 300 } });
+    const rest = await call(platform.app, 'POST', `${BASE}/refunds`, { key, body: { checkout_session_id: session.id } });
+    expectError(await call(platform.app, 'POST', `${BASE}/refunds`, { key, body: { checkout_session_id: session.id } }), 409, 'checkout_session_fully_refunded');
+
+    const events = await recordedEvents(platform, tenantId, REFUNDED);
+    expect(events.map((event) => event.data.object.id)).toEqual([rest.json().data.id, partial.json().data.id]);
+    for (const event of events) {
+      expect(event.livemode).toBe(false);
+      const fetched = await call(platform.app, 'GET', `${BASE}/refunds/${String(event.data.object.id)}`, { key });
+      expect(asJson(event.data.object)).toEqual(asJson(fetched.json().data));
+    }
+    expect(events[0]!.data.object).toMatchObject({
+      checkout_session_id: session.id,
+      amount_cents: 5000,
+      currency: 'USD',
+      status: 'succeeded',
+      session_amount_refunded_cents: 5300,
+    });
+    expect(events[1]!.data.object).toMatchObject({ amount_cents: 300, session_amount_total_cents: 5300, session_amount_refunded_cents: 300 });
   });
 });

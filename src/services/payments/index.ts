@@ -3,7 +3,7 @@ import { registerPaymentJobs } from './jobs.js';
 import { paymentsPages } from './pages.js';
 import { SandboxProcessor, StripeProcessor } from './processor.js';
 import { paymentsRoutes } from './routes.js';
-import { CheckoutSession } from './schemas.js';
+import { CheckoutSession, Refund } from './schemas.js';
 import { createPaymentsService, type PaymentsService } from './service.js';
 
 export type { PaymentsService } from './service.js';
@@ -19,8 +19,8 @@ interface PaymentsSettings {
 }
 
 /**
- * Hosted checkout sessions and payment links, with the buyer's pages at /checkout/{id}
- * and /pay/{id}. Test mode pays in the built-in sandbox; live mode through Stripe when
+ * Hosted checkout sessions, their refunds, and payment links, with the buyer's pages at
+ * /checkout/{id} and /pay/{id}. Test mode pays in the built-in sandbox; live mode through Stripe when
  * STRIPE_SECRET_KEY is set, and is refused otherwise.
  */
 export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = {
@@ -29,6 +29,12 @@ export const paymentsModule: ServiceModule<PaymentsService, PaymentsSettings> = 
   events: [
     { type: 'payments.checkout_session.completed', description: 'A checkout session was paid.', object: CheckoutSession },
     { type: 'payments.checkout_session.expired', description: 'A checkout session expired unpaid, 24 hours after it was created.', object: CheckoutSession },
+    {
+      type: 'payments.refund.created',
+      description:
+        'A paid checkout session was refunded, in full or in part; the object is the refund (checkout_session_id, amount_cents, currency, status, and the session’s amounts after it).',
+      object: Refund,
+    },
   ],
   settings: ({ config, secretsKey }) => ({
     publicBaseUrl: config.publicBaseUrl,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../../../test/harness.js';
+import { call, expectError, startTestPlatform, type TestPlatform } from '../../../test/harness.js';
 import { FakeStripe } from '../../../test/fakes/fake-stripe.js';
 import { asJson, recordedEvents } from '../../../test/recorded-events.js';
-import { createLink, createSession, DECLINED_CARD, getLink, getSession, LINK_BODY, openPage, paySession } from './test-helpers.js';
+import { BASE, createLink, createSession, DECLINED_CARD, getLink, getSession, LINK_BODY, openPage, paySession } from './test-helpers.js';
 
 /** Live mode with STRIPE_SECRET_KEY set, against a fake Stripe on 127.0.0.1 (never the network). */
 const fake = new FakeStripe('sk_live_fakeSecret123');
@@ -91,5 +91,68 @@ describe('live payments through the Stripe adapter', () => {
     expect((await paySession(platform, session.id)).statusCode).toBe(303);
     expect(fake.requests.length).toBe(before);
     expect((await getSession(platform, testKey, session.id)).payment_intent_id).toMatch(/^pi_sandbox_/);
+  });
+
+  it('refunds a live session through Stripe’s refunds API, with the payment intent stored when it was paid', async () => {
+    const tenant = await platform.newTenant();
+    const liveKey = await tenant.key({ mode: 'live' });
+    const session = await createSession(platform, liveKey);
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    const paid = await getSession(platform, liveKey, session.id);
+    expect(paid.payment_intent_id).toMatch(/^pi_fake_/);
+
+    const before = fake.requests.length;
+    const partial = await call(platform.app, 'POST', `${BASE}/refunds`, {
+      key: liveKey,
+      body: { checkout_session_id: session.id, amount_cents: 1300, reason: 'duplicate', metadata: { ticket: 'T-9' } },
+    });
+    expect(partial.statusCode, partial.body).toBe(201);
+    const sent = fake.requests.slice(before);
+    expect(sent.map((request) => request.path)).toEqual(['/v1/refunds']);
+    expect(sent[0]!.headers.authorization).toBe(`Bearer ${fake.secretKey}`);
+    expect(Object.fromEntries(sent[0]!.form)).toEqual({
+      payment_intent: paid.payment_intent_id,
+      amount: '1300',
+      reason: 'duplicate',
+      'metadata[checkout_session_id]': session.id,
+      'metadata[ticket]': 'T-9',
+    });
+    expect(sent[0]!.headers['idempotency-key']).toBe(`checkout-session-${session.id}-refund-0-1300`);
+    expect(partial.json().data).toMatchObject({
+      status: 'succeeded',
+      amount_cents: 1300,
+      processor_refund_id: expect.stringMatching(/^re_fake_/),
+      payment_intent_id: paid.payment_intent_id,
+    });
+
+    fake.refundStatus = 'pending';
+    try {
+      const rest = await call(platform.app, 'POST', `${BASE}/refunds`, { key: liveKey, body: { checkout_session_id: session.id } });
+      expect(rest.json().data).toMatchObject({ status: 'pending', amount_cents: 4000, session_amount_refunded_cents: 5300 });
+    } finally {
+      fake.refundStatus = 'succeeded';
+    }
+    expect((await getSession(platform, liveKey, session.id)).amount_refunded_cents).toBe(5300);
+    const events = await recordedEvents(platform, tenant.id, 'payments.refund.created', 'live');
+    expect(events.map((event) => [event.livemode, event.data.object.status])).toEqual([
+      [true, 'pending'],
+      [true, 'succeeded'],
+    ]);
+  });
+
+  it('records nothing when Stripe fails a refund: 502 payment_processor_error, and the refund can be tried again', async () => {
+    const tenant = await platform.newTenant();
+    const liveKey = await tenant.key({ mode: 'live' });
+    const session = await createSession(platform, liveKey);
+    expect((await paySession(platform, session.id)).statusCode).toBe(303);
+    fake.failNext = 500;
+    expectError(await call(platform.app, 'POST', `${BASE}/refunds`, { key: liveKey, body: { checkout_session_id: session.id } }), 502, 'payment_processor_error');
+    expect((await getSession(platform, liveKey, session.id)).amount_refunded_cents).toBe(0);
+    expect(await recordedEvents(platform, tenant.id, 'payments.refund.created', 'live')).toEqual([]);
+
+    const done = await call(platform.app, 'POST', `${BASE}/refunds`, { key: liveKey, body: { checkout_session_id: session.id } });
+    expect(done.statusCode, done.body).toBe(201);
+    expect((await getSession(platform, liveKey, session.id)).amount_refunded_cents).toBe(5300);
+    expect(await recordedEvents(platform, tenant.id, 'payments.refund.created', 'live')).toHaveLength(1);
   });
 });

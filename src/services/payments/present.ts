@@ -1,5 +1,5 @@
-import type { SessionRow } from './repository.js';
-import type { CheckoutSessionView, LineItemView } from './schemas.js';
+import type { RefundRow, SessionRow } from './repository.js';
+import type { CheckoutSessionView, LineItemView, RefundView } from './schemas.js';
 import type { SessionStatus, StoredLineItem } from './tables.js';
 
 /** An open session past its expiry is shown as expired before the expiry job gets to it. */
@@ -35,6 +35,25 @@ export function sessionPresenter(publicBaseUrl: string) {
       payment_intent_id: row.payment_intent_id,
       card_brand: row.card_brand,
       card_last4: row.card_last4,
+      amount_refunded_cents: Number(row.amount_refunded_cents),
     };
+  };
+}
+
+export function presentRefund(row: RefundRow): RefundView {
+  return {
+    id: row.id,
+    checkout_session_id: row.checkout_session_id,
+    amount_cents: Number(row.amount_cents),
+    currency: row.currency,
+    status: row.status,
+    reason: row.reason,
+    metadata: row.metadata,
+    payment_intent_id: row.payment_intent_id,
+    processor_refund_id: row.processor_refund_id,
+    session_amount_total_cents: Number(row.session_amount_total_cents),
+    session_amount_refunded_cents: Number(row.session_amount_refunded_cents),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

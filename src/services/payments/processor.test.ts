@@ -67,6 +67,7 @@ describe('the sandbox processor', () => {
     expect(await sandbox.confirm({ card: card('4000000000009995') })).toMatchObject({ status: 'declined', declineCode: 'insufficient_funds' });
     expect(await sandbox.confirm({ card: card('4111111111111111') })).toMatchObject({ status: 'declined', declineCode: 'live_card_in_test_mode' });
     expect((await sandbox.createPaymentIntent()).id).toMatch(/^pi_sandbox_[0-9a-f]{32}$/);
+    expect(await sandbox.refund()).toEqual({ id: expect.stringMatching(/^re_sandbox_[0-9a-f]{32}$/), status: 'succeeded' });
   });
 });
 
@@ -123,6 +124,23 @@ describe('the Stripe adapter (against a fake Stripe on 127.0.0.1)', () => {
     const error = await unreachable.confirm({ paymentIntentId: 'pi_1', card: card('4242424242424242'), idempotencyKey: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProcessorError);
     expect(String((error as Error).message)).not.toContain('4242');
+  });
+
+  it('refunds a paid intent (form-encoded, replayed under its idempotency key) and throws ProcessorError when Stripe refuses', async () => {
+    const { id } = await stripe.createPaymentIntent({ amount: 5300, currency: 'USD', metadata: {}, idempotencyKey: 'k-refund' });
+    const refundOf = (amount: number, idempotencyKey: string) =>
+      stripe.refund({ paymentIntentId: id, amount, currency: 'USD', reason: null, metadata: { checkout_session_id: 'cs9' }, idempotencyKey });
+    await expect(refundOf(100, 'r0')).rejects.toThrow(/HTTP 400 invalid_request_error \(charge_not_refundable\)/);
+    await stripe.confirm({ paymentIntentId: id, card: card('4242424242424242'), idempotencyKey: 'k-refund-pay' });
+    const first = await refundOf(5000, 'r1');
+    expect(first).toEqual({ id: expect.stringMatching(/^re_fake_/), status: 'succeeded' });
+    expect(Object.fromEntries(fake.requests.at(-1)!.form)).toEqual({ payment_intent: id, amount: '5000', 'metadata[checkout_session_id]': 'cs9' });
+    expect(await refundOf(5000, 'r1')).toEqual(first);
+    await expect(refundOf(301, 'r2')).rejects.toThrow(/amount_too_large/);
+    const isk = await stripe.createPaymentIntent({ amount: 1500, currency: 'ISK', metadata: {}, idempotencyKey: 'k-isk' });
+    await stripe.confirm({ paymentIntentId: isk.id, card: card('4242424242424242'), idempotencyKey: 'k-isk-pay' });
+    await stripe.refund({ paymentIntentId: isk.id, amount: 1500, currency: 'ISK', reason: 'fraudulent', metadata: {}, idempotencyKey: 'r-isk' });
+    expect(Object.fromEntries(fake.requests.at(-1)!.form)).toEqual({ payment_intent: isk.id, amount: '150000', reason: 'fraudulent' });
   });
 
   it('goes through the outbound checks: a loopback Stripe base is refused unless private targets are allowed', async () => {

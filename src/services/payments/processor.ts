@@ -30,16 +30,35 @@ export type ConfirmResult =
   /** The card was refused; `message` is safe and meant for the buyer. */
   | { status: 'declined'; message: string; declineCode: string };
 
+export interface CreateProcessorRefundInput {
+  /** The paid intent to give money back from. */
+  paymentIntentId: string;
+  /** Minor units (ISO 4217), at most what the intent can still refund. */
+  amount: number;
+  currency: string;
+  reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+  metadata: Record<string, string>;
+  /** Retrying with the same key never refunds twice. */
+  idempotencyKey: string;
+}
+
+/** A refund the processor accepted: done (succeeded) or still under way (pending). */
+export interface ProcessorRefund {
+  id: string;
+  status: 'succeeded' | 'pending';
+}
+
 /**
  * What checkout needs from a card processor, shaped after Stripe's PaymentIntents:
- * create an intent for the amount, then confirm it with a card. A decline is a result;
- * anything else that goes wrong (network, credentials, an unexpected reply) throws
- * `ProcessorError`, and the buyer is asked to try again.
+ * create an intent for the amount, then confirm it with a card; refund (part of) a paid
+ * intent. A decline is a result; anything else that goes wrong (network, credentials, an
+ * unexpected reply, a refused refund) throws `ProcessorError`.
  */
 export interface PaymentProcessor {
   readonly name: string;
   createPaymentIntent(input: CreatePaymentIntentInput): Promise<{ id: string }>;
   confirm(input: { paymentIntentId: string; card: CardDetails; idempotencyKey: string }): Promise<ConfirmResult>;
+  refund(input: CreateProcessorRefundInput): Promise<ProcessorRefund>;
 }
 
 export class ProcessorError extends Error {
@@ -164,6 +183,11 @@ export class SandboxProcessor implements PaymentProcessor {
       declineCode: 'live_card_in_test_mode',
     };
   }
+
+  /** Test mode refunds at once: nothing to send back. */
+  async refund(): Promise<ProcessorRefund> {
+    return { id: `re_sandbox_${randomUUID().replace(/-/g, '')}`, status: 'succeeded' };
+  }
 }
 
 // Stripe
@@ -246,6 +270,27 @@ export class StripeProcessor implements PaymentProcessor {
       };
     }
     throw this.#unexpected('confirm a payment', status, body);
+  }
+
+  /**
+   * `POST /v1/refunds` of a payment intent (Stripe refunds its charge). Stripe answers the
+   * refund with status succeeded, pending or requires_action (both kept as pending here:
+   * the money is not back yet), or failed/canceled, which throws like any refusal.
+   */
+  async refund(input: CreateProcessorRefundInput): Promise<ProcessorRefund> {
+    const form = new URLSearchParams();
+    form.set('payment_intent', input.paymentIntentId);
+    form.set('amount', String(stripeAmount(input.amount, input.currency)));
+    if (input.reason !== null) form.set('reason', input.reason);
+    for (const [key, value] of Object.entries(input.metadata)) form.set(`metadata[${key}]`, value);
+    const { status, body } = await this.#post('/v1/refunds', form, input.idempotencyKey);
+    const { id, status: refundStatus } = body as { id?: unknown; status?: unknown };
+    if (status === 200 && typeof id === 'string') {
+      if (refundStatus === 'succeeded') return { id, status: 'succeeded' };
+      if (refundStatus === 'pending' || refundStatus === 'requires_action') return { id, status: 'pending' };
+      throw new ProcessorError(`Stripe did not refund the payment: the refund is ${String(refundStatus)}.`);
+    }
+    throw this.#unexpected('refund the payment', status, body);
   }
 
   async #post(path: string, form: URLSearchParams, idempotencyKey: string): Promise<{ status: number; body: unknown }> {

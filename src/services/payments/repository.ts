@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { serviceDb, type Db } from '../../db/database.js';
 import { ownedTables, type OwnedInsert, type OwnedRow, type Owner } from '../../db/owned.js';
 import type { PageRequest } from '../../db/paging.js';
 import type { Mode } from '../../db/types.js';
-import type { PaymentCheckoutSessionsTable, PaymentLinksTable, PaymentTables, SessionStatus } from './tables.js';
+import type { PaymentCheckoutSessionsTable, PaymentLinksTable, PaymentRefundsTable, PaymentTables, SessionStatus } from './tables.js';
 
 export type PaymentsDb = Kysely<PaymentTables>;
 
@@ -13,6 +13,7 @@ export function paymentsDb(db: Db): PaymentsDb {
 
 export type SessionRow = OwnedRow<PaymentCheckoutSessionsTable>;
 export type LinkRow = OwnedRow<PaymentLinksTable>;
+export type RefundRow = OwnedRow<PaymentRefundsTable>;
 /** A session found by its id alone (the hosted page), with the owner it belongs to. */
 export type OwnedSessionRow = SessionRow & { tenant_id: string; mode: Mode };
 export type OwnedLinkRow = LinkRow & { tenant_id: string; mode: Mode };
@@ -20,6 +21,7 @@ export type OwnedLinkRow = LinkRow & { tenant_id: string; mode: Mode };
 const owned = ownedTables<PaymentTables>();
 const sessions = owned('payment_checkout_sessions');
 const links = owned('payment_links');
+const refunds = owned('payment_refunds');
 
 const SESSION_COLUMNS = [
   'id',
@@ -40,6 +42,23 @@ const SESSION_COLUMNS = [
   'payment_intent_id',
   'card_brand',
   'card_last4',
+  'amount_refunded_cents',
+  'created_at',
+  'updated_at',
+] as const;
+
+const REFUND_COLUMNS = [
+  'id',
+  'checkout_session_id',
+  'amount_cents',
+  'currency',
+  'status',
+  'reason',
+  'metadata',
+  'payment_intent_id',
+  'processor_refund_id',
+  'session_amount_total_cents',
+  'session_amount_refunded_cents',
   'created_at',
   'updated_at',
 ] as const;
@@ -67,9 +86,41 @@ export function insertSession(db: PaymentsDb, owner: Owner, row: OwnedInsert<Pay
 }
 
 const sessionById = sessions.statement((from, values: { id: string }) => from.select(SESSION_COLUMNS).where('id', '=', values.id));
+const sessionByIdForUpdate = sessions.statement((from, values: { id: string }) => from.select(SESSION_COLUMNS).where('id', '=', values.id).forUpdate());
 
-export function findSession(db: PaymentsDb, owner: Owner, id: string): Promise<SessionRow | undefined> {
-  return sessionById.first(db, owner, { id });
+export function findSession(db: PaymentsDb, owner: Owner, id: string, options: { forUpdate?: boolean } = {}): Promise<SessionRow | undefined> {
+  return (options.forUpdate ? sessionByIdForUpdate : sessionById).first(db, owner, { id });
+}
+
+/** Adds a refund to the session's amount_refunded_cents; the CHECK keeps it within the amount paid. */
+export function addRefundedAmount(db: PaymentsDb, owner: Owner, id: string, amountCents: number, now: Date): Promise<SessionRow> {
+  return sessions
+    .update(db, owner)
+    .set({ amount_refunded_cents: sql<number>`amount_refunded_cents + ${amountCents}`, updated_at: now })
+    .where('id', '=', id)
+    .returning(SESSION_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+// Refunds
+
+export function insertRefund(db: PaymentsDb, owner: Owner, row: OwnedInsert<PaymentRefundsTable>): Promise<RefundRow> {
+  return refunds.insert(db, owner, row).returning(REFUND_COLUMNS).executeTakeFirstOrThrow();
+}
+
+const refundById = refunds.statement((from, values: { id: string }) => from.select(REFUND_COLUMNS).where('id', '=', values.id));
+
+export function findRefund(db: PaymentsDb, owner: Owner, id: string): Promise<RefundRow | undefined> {
+  return refundById.first(db, owner, { id });
+}
+
+const refundList = refunds.list<{ checkout_session_id?: string }, RefundRow>({
+  filters: { checkout_session_id: (eb, sessionId) => eb('checkout_session_id', '=', sessionId) },
+  select: (from) => from.select(REFUND_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+});
+
+export function listRefunds(db: PaymentsDb, owner: Owner, filters: { checkout_session_id?: string }, page: PageRequest) {
+  return refundList.page(db, owner, filters, page);
 }
 
 /**

@@ -1,15 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestContext } from '../../platform/http/request-context.js';
-import { DataEnvelope, ErrorRef, IdParams } from '../../platform/http/schemas.js';
+import { DataEnvelope, ErrorRef, ErrorReply, IdParams } from '../../platform/http/schemas.js';
 import { ListEnvelope, toPage } from '../../platform/pagination/index.js';
 import {
   CheckoutSession,
   CreateCheckoutSessionBody,
   CreatePaymentLinkBody,
+  CreateRefundBody,
   ListCheckoutSessionsQuery,
   ListPaymentLinksQuery,
+  ListRefundsQuery,
   PaymentLink,
+  Refund,
   UpdatePaymentLinkBody,
 } from './schemas.js';
 import type { PaymentsService } from './service.js';
@@ -19,6 +22,8 @@ export const SCOPES = {
   checkoutRead: 'service.payments.checkout.read',
   linksRead: 'service.payments.links.read',
   linksWrite: 'service.payments.links.write',
+  refundsRead: 'service.payments.refunds.read',
+  refundsWrite: 'service.payments.refunds.write',
 } as const;
 
 const LIVE_NOT_CONFIGURED = 'Live payments not configured on this server: live_payments_not_configured.';
@@ -66,6 +71,52 @@ export function paymentsRoutes(payments: PaymentsService) {
       config: { scope: SCOPES.checkoutRead },
       schema: { ...sessions, operationId: 'paymentsGetCheckoutSession', summary: 'Fetch a checkout session', params: IdParams, response: { 200: DataEnvelope(CheckoutSession) } },
       handler: async (request) => ({ data: await payments.getSession(requestContext(request), request.params.id) }),
+    });
+
+    const refunds = { tags: ['Payments: refunds'] };
+
+    routes.post('/refunds', {
+      config: { scope: SCOPES.refundsWrite },
+      schema: {
+        ...refunds,
+        operationId: 'paymentsCreateRefund',
+        summary: 'Refund a paid checkout session, in full or in part',
+        description:
+          "Gives back `amount_cents` (default: everything the session can still refund) of a `complete` session, like Stripe's refunds of a payment intent. Test mode refunds in the sandbox at once (`succeeded`); live mode refunds through Stripe (`succeeded`, or `pending` while Stripe completes it). Concurrent refunds never give back more than was paid. The session's `amount_refunded_cents` moves with each refund.",
+        body: CreateRefundBody,
+        response: {
+          201: DataEnvelope(Refund),
+          409: ErrorReply('checkout_session_not_paid: the session is open or expired, not paid. checkout_session_fully_refunded: nothing is left to refund.'),
+          502: ErrorReply('payment_processor_error: the processor refused or could not be reached; nothing was refunded.'),
+          503: { ...ErrorRef, description: LIVE_NOT_CONFIGURED },
+        },
+      },
+      handler: async (request, reply) => {
+        reply.code(201);
+        return { data: await payments.createRefund(requestContext(request), request.body) };
+      },
+    });
+
+    routes.get('/refunds', {
+      config: { scope: SCOPES.refundsRead },
+      schema: {
+        ...refunds,
+        operationId: 'paymentsListRefunds',
+        summary: 'List refunds, newest first',
+        querystring: ListRefundsQuery,
+        response: { 200: ListEnvelope(Refund) },
+      },
+      handler: async (request) => {
+        const { limit, offset, ...filters } = request.query;
+        const { rows, total } = await payments.listRefunds(requestContext(request), filters, { limit, offset });
+        return toPage(rows, total, { limit, offset });
+      },
+    });
+
+    routes.get('/refunds/:id', {
+      config: { scope: SCOPES.refundsRead },
+      schema: { ...refunds, operationId: 'paymentsGetRefund', summary: 'Fetch a refund', params: IdParams, response: { 200: DataEnvelope(Refund) } },
+      handler: async (request) => ({ data: await payments.getRefund(requestContext(request), request.params.id) }),
     });
 
     routes.post('/payment-links', {

@@ -101,6 +101,12 @@ export const CheckoutSession = Type.Object(
     payment_intent_id: Nullable(Type.String({ maxLength: 255, description: "The processor's payment id, once a payment was attempted." })),
     card_brand: Nullable(Type.String({ maxLength: 32, description: 'Brand of the card that paid (visa, mastercard, amex, discover, ...).' })),
     card_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four digits of the card that paid; the number itself is never stored.' })),
+    amount_refunded_cents: Type.Integer({
+      minimum: 0,
+      maximum: MAX_AMOUNT_CENTS,
+      description: 'Sum of the refunds of this session (POST /payments/refunds), in minor units; 0 until one is made. Equal to amount_total_cents once fully refunded.',
+      examples: [0],
+    }),
   },
   { title: 'CheckoutSession', additionalProperties: false },
 );
@@ -141,6 +147,74 @@ export const CreateCheckoutSessionBody = Type.Object(
 export const ListCheckoutSessionsQuery = ListQuery({
   status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')])),
   payment_link_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Sessions started from this payment link.' })),
+});
+
+// Refunds
+
+const RefundReason = Type.Union([Type.Literal('duplicate'), Type.Literal('fraudulent'), Type.Literal('requested_by_customer')], {
+  description: "Why the money goes back, as Stripe's refund reasons: duplicate, fraudulent or requested_by_customer.",
+  examples: ['requested_by_customer'],
+});
+
+export const Refund = Type.Object(
+  {
+    id: Uuid,
+    checkout_session_id: { ...Uuid, description: 'The paid checkout session this refund gives money back from.' },
+    amount_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Refunded amount, in minor units of the currency.', examples: [2500] }),
+    currency: Type.String({ maxLength: 3, description: "The session's currency, ISO 4217 upper-case.", examples: ['USD'] }),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('pending')], {
+      description:
+        'succeeded: the money is on its way back (always at once in test mode). pending: the processor accepted the refund and has not finished it (live mode; it still counts against the refundable amount).',
+      examples: ['succeeded'],
+    }),
+    reason: Nullable(RefundReason),
+    metadata: Metadata,
+    payment_intent_id: Type.String({ maxLength: 255, description: "The session's payment at the processor that was refunded.", examples: ['pi_3OqXyZ2eZvKYlo2C0abc1234'] }),
+    processor_refund_id: Type.String({
+      maxLength: 255,
+      description: "The processor's id of the refund (Stripe's re_...; re_sandbox_... in test mode).",
+      examples: ['re_3OqXyZ2eZvKYlo2C0xyz9876'],
+    }),
+    session_amount_total_cents: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: "The session's amount_total_cents (what was paid).", examples: [5300] }),
+    session_amount_refunded_cents: Type.Integer({
+      minimum: 1,
+      maximum: MAX_AMOUNT_CENTS,
+      description: "The session's amount_refunded_cents just after this refund; equal to session_amount_total_cents when this refund completed a full refund.",
+      examples: [5300],
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'PaymentRefund', additionalProperties: false },
+);
+
+export const CreateRefundBody = Type.Object(
+  {
+    checkout_session_id: { ...Uuid, description: 'The checkout session to refund; it must be complete (paid).' },
+    amount_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_AMOUNT_CENTS,
+        description: 'How much to give back, in minor units: more than 0 and at most what the session can still refund. Default: everything it can still refund.',
+        examples: [1000],
+      }),
+    ),
+    reason: Type.Optional(RefundReason),
+    metadata: Type.Optional(Metadata),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { checkout_session_id: '0b7a2f4e-6c1d-4e8a-9f3b-2d5c7e9a1b4f' },
+      { checkout_session_id: '0b7a2f4e-6c1d-4e8a-9f3b-2d5c7e9a1b4f', amount_cents: 1000, reason: 'requested_by_customer', metadata: { ticket: 'T-4411' } },
+    ],
+  },
+);
+
+export const ListRefundsQuery = ListQuery({
+  checkout_session_id: Type.Optional(
+    Type.String({ format: 'uuid', maxLength: 36, description: 'Refunds of this checkout session.', examples: ['0b7a2f4e-6c1d-4e8a-9f3b-2d5c7e9a1b4f'] }),
+  ),
 });
 
 // Payment links
@@ -231,6 +305,9 @@ export type LineItemView = Static<typeof LineItem>;
 export type CheckoutSessionView = Static<typeof CheckoutSession>;
 export type CreateCheckoutSessionInput = Static<typeof CreateCheckoutSessionBody>;
 export type ListCheckoutSessionsFilters = Omit<Static<typeof ListCheckoutSessionsQuery>, 'limit' | 'offset'>;
+export type RefundView = Static<typeof Refund>;
+export type CreateRefundInput = Static<typeof CreateRefundBody>;
+export type ListRefundsFilters = Omit<Static<typeof ListRefundsQuery>, 'limit' | 'offset'>;
 export type PaymentLinkView = Static<typeof PaymentLink>;
 export type CreatePaymentLinkInput = Static<typeof CreatePaymentLinkBody>;
 export type UpdatePaymentLinkInput = Static<typeof UpdatePaymentLinkBody>;

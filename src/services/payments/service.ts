@@ -14,6 +14,7 @@ import type { PageRequest } from '../../platform/pagination/index.js';
 import { findTenant } from '../../platform/tenants/repository.js';
 import { effectiveStatus, presentLineItem, sessionPresenter } from './present.js';
 import { type CardField, checkCard, type PaymentProcessor, ProcessorError } from './processor.js';
+import { createRefundRules } from './refunds.js';
 import * as repository from './repository.js';
 import type { LinkRow, OwnedLinkRow, OwnedSessionRow, PaymentsDb, SessionRow } from './repository.js';
 import {
@@ -238,6 +239,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
   return {
     publicBaseUrl,
+
+    ...createRefundRules({ db, events, processors, requireLiveConfigured }),
 
     /** The CSRF token of a page form: an HMAC of the session or link id, nothing stored. */
     formToken,

@@ -3,6 +3,8 @@ import type { Mode } from '../../db/types.js';
 
 export type SessionStatus = 'open' | 'complete' | 'expired';
 export type PaymentStatus = 'unpaid' | 'paid';
+export type RefundStatus = 'succeeded' | 'pending';
+export type RefundReason = 'duplicate' | 'fraudulent' | 'requested_by_customer';
 
 /** One line of a link or session, as stored (a snapshot). */
 export interface StoredLineItem {
@@ -55,6 +57,26 @@ export interface PaymentCheckoutSessionsTable {
   payment_intent_id: string | null;
   card_brand: string | null;
   card_last4: string | null;
+  /** Sum of the session's refunds (succeeded or pending at the processor). */
+  amount_refunded_cents: ColumnType<string | number, number | undefined, number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PaymentRefundsTable {
+  id: string;
+  tenant_id: string;
+  mode: Mode;
+  checkout_session_id: string;
+  amount_cents: BigIntColumn;
+  currency: string;
+  status: RefundStatus;
+  reason: RefundReason | null;
+  metadata: Json<Record<string, string>>;
+  payment_intent_id: string;
+  processor_refund_id: string;
+  session_amount_total_cents: BigIntColumn;
+  session_amount_refunded_cents: BigIntColumn;
   created_at: Date;
   updated_at: Date;
 }
@@ -62,4 +84,5 @@ export interface PaymentCheckoutSessionsTable {
 export interface PaymentTables {
   payment_links: PaymentLinksTable;
   payment_checkout_sessions: PaymentCheckoutSessionsTable;
+  payment_refunds: PaymentRefundsTable;
 }

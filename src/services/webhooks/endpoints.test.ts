@@ -16,6 +16,7 @@ const REQUIRED_EVENT_TYPES = [
   'invoicing.approval.requested',
   'invoicing.approval.decided',
   'catalog.subscription.created',
+  'catalog.subscription.trial_ended',
   'catalog.subscription.renewed',
   'catalog.subscription.paused',
   'catalog.subscription.resumed',

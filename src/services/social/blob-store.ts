@@ -1,0 +1,74 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Where uploaded file bytes live. Local disk under DATA_DIR by default; the same five calls map
+ * onto an S3-compatible store (PUT object, ranged GET, DELETE), which is what a deployment with
+ * several servers configures.
+ */
+export interface BlobStore {
+  /** A stream that writes the blob; `commit` makes it visible, `abort` removes what was written. */
+  writer(key: string): Promise<BlobWriter>;
+  /** Up to `length` bytes from `start` (fewer at the end). */
+  read(key: string, start: number, length: number): Promise<Buffer>;
+  stream(key: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
+  delete(key: string): Promise<void>;
+}
+
+export interface BlobWriter {
+  stream: Writable;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+
+export class LocalDiskBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  #path(key: string): string {
+    if (!SAFE_KEY.test(key)) throw new Error(`Unsafe blob key: ${key}`);
+    return path.join(this.root, key);
+  }
+
+  async writer(key: string): Promise<BlobWriter> {
+    const file = this.#path(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    // 1 MiB writes: fewer system calls for large uploads, still a flat footprint.
+    const stream = createWriteStream(file, { flags: 'w', highWaterMark: 1024 * 1024 });
+    const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    return {
+      stream,
+      commit: async () => {
+        if (!stream.writableFinished) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+        await closed;
+      },
+      abort: async () => {
+        stream.destroy();
+        await closed;
+        await rm(file, { force: true });
+      },
+    };
+  }
+
+  async read(key: string, start: number, length: number): Promise<Buffer> {
+    const handle = await open(this.#path(key), 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, start);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  stream(key: string, options: { start?: number; end?: number; highWaterMark?: number } = {}): Readable {
+    return createReadStream(this.#path(key), { highWaterMark: 256 * 1024, ...options });
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.#path(key), { force: true });
+  }
+}
