@@ -115,8 +115,8 @@ describe('list isolation', () => {
       'invoicing',
       'outreach',
       'payments',
-      'social',
       'seo',
+      'social',
       'tasks',
       'webhooks',
     ]);
