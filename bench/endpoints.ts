@@ -247,7 +247,7 @@ export const ENDPOINTS: BenchEndpoint[] = [
       seeded.siteId = site.id;
       for (let start = 0; start < count; start += 50) {
         const questions = Array.from({ length: Math.min(50, count - start) }, (_, offset) => ({ question: `How does feature ${start + offset} work?` }));
-        await api('POST', `${S}/seo/sites/${site.id}/questions`, { questions });
+        await api('POST', `${S}/seo/sites/${site.id}/questions`, { questions }, 200);
       }
     },
   },
