@@ -8,8 +8,9 @@ interface Tables {
   notes: { id: Generated<number>; body: string };
 }
 
-const WAIT_MS = 150;
-const HOLD_MS = 300;
+// Wide enough that a busy CI machine (a GC pause, a slow query) never trips them by accident.
+const WAIT_MS = 1_000;
+const HOLD_MS = 2_000;
 
 let client: PGlite;
 let dialect: PGliteDialect;
