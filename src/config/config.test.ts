@@ -72,6 +72,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ STRIPE_API_BASE: 'ftp://x' })).toThrow(/STRIPE_API_BASE/);
   });
 
+  it('reads the S3-compatible object store (S3_*): off by default, AWS endpoint from the region, every problem named', () => {
+    expect(loadConfig({}).objectStore).toBeUndefined();
+    expect(loadConfig({ S3_BUCKET: 'media-uploads', S3_REGION: 'eu-west-3', S3_ACCESS_KEY_ID: 'AKIA1', S3_SECRET_ACCESS_KEY: 'secret' }).objectStore).toEqual({
+      endpoint: 'https://s3.eu-west-3.amazonaws.com',
+      region: 'eu-west-3',
+      bucket: 'media-uploads',
+      accessKeyId: 'AKIA1',
+      secretAccessKey: 'secret',
+      prefix: 'social-files/',
+    });
+    expect(
+      loadConfig({ S3_BUCKET: 'media', S3_ENDPOINT: 'http://minio:9000/', S3_PREFIX: 'api/uploads/', S3_ACCESS_KEY_ID: 'minio', S3_SECRET_ACCESS_KEY: 'minio-secret' }).objectStore,
+    ).toMatchObject({ endpoint: 'http://minio:9000', region: 'us-east-1', prefix: 'api/uploads/' });
+    expect(() => loadConfig({ S3_ACCESS_KEY_ID: 'AKIA1' })).toThrow(/S3_BUCKET is required/);
+    expect(() => loadConfig({ S3_BUCKET: 'media' })).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required/);
+    expect(() => loadConfig({ S3_BUCKET: 'Bad_Bucket', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' })).toThrow(/S3_BUCKET must be a bucket name/);
+    expect(() => loadConfig({ S3_BUCKET: 'media', S3_PREFIX: 'no-slash', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' })).toThrow(/S3_PREFIX/);
+    expect(() => loadConfig({ S3_BUCKET: 'media', S3_ENDPOINT: 'minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' })).toThrow(/S3_ENDPOINT/);
+  });
+
   it('reads CORS_ORIGINS (* or exact origins) and COMPRESSION', () => {
     expect(loadConfig({})).toMatchObject({ corsOrigins: undefined, compression: true });
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');

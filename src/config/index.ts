@@ -11,6 +11,8 @@ export interface Config {
   dataDir: string;
   /** Where the social service keeps uploaded files (SOCIAL_FILES_DIR; default DATA_DIR/social-files). */
   socialFilesDir: string;
+  /** An S3-compatible object store for uploaded files (S3_BUCKET and its S3_* settings); unset: local disk. */
+  objectStore: S3Settings | undefined;
   redisUrl: string | undefined;
   /** Unset: the operator API under /admin/v1 is not mounted at all. */
   adminToken: string | undefined;
@@ -44,6 +46,17 @@ export interface Config {
   database: DatabaseTimeouts;
   outbound: OutboundSettings;
   shutdown: ShutdownSettings;
+}
+
+/** An S3-compatible object store, addressed path-style: `<endpoint>/<bucket>/<prefix><key>`. */
+export interface S3Settings {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Prepended to every key; empty or ending in `/`. */
+  prefix: string;
 }
 
 /** Twilio Messaging: account, auth token, and the sender (a number or a messaging service). */
@@ -179,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const twilio = parseTwilio(text, problems);
+  const objectStore = parseObjectStore(text, problems);
 
   const corsOrigins = parseCorsOrigins(text('CORS_ORIGINS'), problems);
   const compression = flag('COMPRESSION', true);
@@ -231,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(text('DATA_DIR') ?? './data'),
     socialFilesDir: path.resolve(text('SOCIAL_FILES_DIR') ?? path.join(text('DATA_DIR') ?? './data', 'social-files')),
+    objectStore,
     redisUrl,
     adminToken,
     logLevel,
@@ -323,6 +338,25 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function parseObjectStore(text: (name: string) => string | undefined, problems: string[]): S3Settings | undefined {
+  const bucket = text('S3_BUCKET');
+  const accessKeyId = text('S3_ACCESS_KEY_ID');
+  const secretAccessKey = text('S3_SECRET_ACCESS_KEY');
+  if (bucket === undefined) {
+    if (accessKeyId !== undefined || secretAccessKey !== undefined || text('S3_ENDPOINT') !== undefined) problems.push('S3_BUCKET is required with the other S3_* settings.');
+    return undefined;
+  }
+  const region = text('S3_REGION') ?? 'us-east-1';
+  const endpoint = (text('S3_ENDPOINT') ?? `https://s3.${region}.amazonaws.com`).replace(/\/+$/, '');
+  const prefix = text('S3_PREFIX') ?? 'social-files/';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) problems.push(`S3_BUCKET must be a bucket name (3-63 lower-case letters, digits, dots and hyphens); got "${bucket}".`);
+  if (!/^[a-z0-9-]{1,40}$/.test(region)) problems.push(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
+  if (!isHttpUrl(endpoint)) problems.push(`S3_ENDPOINT must be an absolute http(s) URL; got "${endpoint}".`);
+  if (!/^([A-Za-z0-9_.-]+\/)*$/.test(prefix)) problems.push(`S3_PREFIX must be empty or path segments ending in "/"; got "${prefix}".`);
+  if (accessKeyId === undefined || secretAccessKey === undefined) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_BUCKET.');
+  return { endpoint, region, bucket, accessKeyId: accessKeyId ?? '', secretAccessKey: secretAccessKey ?? '', prefix };
 }
 
 function parseTwilio(text: (name: string) => string | undefined, problems: string[]): TwilioSettings | undefined {

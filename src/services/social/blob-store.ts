@@ -4,17 +4,22 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 /**
- * Where uploaded file bytes live. Local disk under DATA_DIR by default; the same five calls map
- * onto an S3-compatible store (PUT object, ranged GET, DELETE), which is what a deployment with
- * several servers configures.
+ * Where uploaded file bytes live. Local disk under DATA_DIR by default; an S3-compatible store
+ * (s3-blob-store.ts: PUT object, ranged GET, DELETE) is what a deployment with several servers
+ * configures.
  */
 export interface BlobStore {
-  /** A stream that writes the blob; `commit` makes it visible, `abort` removes what was written. */
-  writer(key: string): Promise<BlobWriter>;
+  /** A stream that writes a blob of exactly `sizeBytes`; `commit` makes it visible, `abort` removes what was written. */
+  writer(key: string, sizeBytes: number): Promise<BlobWriter>;
   /** Up to `length` bytes from `start` (fewer at the end). */
   read(key: string, start: number, length: number): Promise<Buffer>;
   stream(key: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
   delete(key: string): Promise<void>;
+}
+
+/** The store failed to take or give back bytes (a disk error, an object store down or refusing the keys): never the file's fault. */
+export class BlobStoreError extends Error {
+  override readonly name = 'BlobStoreError';
 }
 
 export interface BlobWriter {
@@ -25,12 +30,17 @@ export interface BlobWriter {
 
 const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
+/** Blob keys are made by the service (tenant/mode/file id); anything else is a bug, refused before it reaches a path or URL. */
+export function checkedBlobKey(key: string): string {
+  if (!SAFE_KEY.test(key)) throw new Error(`Unsafe blob key: ${key}`);
+  return key;
+}
+
 export class LocalDiskBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
   #path(key: string): string {
-    if (!SAFE_KEY.test(key)) throw new Error(`Unsafe blob key: ${key}`);
-    return path.join(this.root, key);
+    return path.join(this.root, checkedBlobKey(key));
   }
 
   async writer(key: string): Promise<BlobWriter> {

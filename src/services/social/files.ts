@@ -5,7 +5,7 @@ import { HOUR_MS, MINUTE_MS } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, invalidField, notFound } from '../../platform/errors/app-error.js';
-import type { BlobWriter } from './blob-store.js';
+import { BlobStoreError, type BlobWriter } from './blob-store.js';
 import { blobBytes, HEAD_BYTES, inspectFile, type Inspection } from './inspect.js';
 import { presentFile } from './present.js';
 import * as repository from './repository.js';
@@ -159,33 +159,42 @@ export function createFileRules(deps: SocialDeps) {
         return { file: presentFile(row), closeConnection: true };
       }
       const key = blobKey(owner, file.id);
-      const writer = await store.writer(key);
-      let received: Received;
       try {
-        received = await receive(body, writer, file.size_bytes);
+        const writer = await store.writer(key, file.size_bytes);
+        let received: Received;
+        try {
+          received = await receive(body, writer, file.size_bytes);
+        } catch (error) {
+          await writer.abort();
+          throw error;
+        }
+        let outcome: { code: RejectCode; detail: string } | null = null;
+        let inspection: Partial<Inspection> = {};
+        if (received.size !== file.size_bytes) {
+          outcome = sizeMismatch(file.size_bytes, received.size, received.overflow);
+        } else if (received.sha256 !== file.sha256) {
+          outcome = { code: 'checksum_mismatch', detail: 'The SHA-256 of the bytes is not the declared one.' };
+        }
+        if (outcome) {
+          await writer.abort();
+        } else {
+          await writer.commit();
+          const result = await inspectFile(blobBytes(store, key, received.size, received.head));
+          inspection = result;
+          outcome = result.reject;
+          if (outcome) await store.delete(key);
+        }
+        const row = await finish(owner, file, outcome, inspection, clock.now());
+        return { file: presentFile(row), closeConnection: !received.ended };
       } catch (error) {
-        await writer.abort();
-        await finish(owner, file, { code: 'malformed_file', detail: 'The upload failed while it was stored.' }, {}, clock.now());
+        // The store failed, not the file: the link is handed back unused, to be sent again.
+        await store.delete(key).catch(() => {});
+        await repository.updateFile(tables, owner, file.id, { status: 'pending', updated_at: clock.now() }, ['uploading']);
+        if (error instanceof BlobStoreError || (error as NodeJS.ErrnoException).syscall !== undefined) {
+          throw new AppError('service_unavailable', 'The file store could not take the upload just now; send the file again to the same upload_url.', [], { 'Retry-After': '5' });
+        }
         throw error;
       }
-      let outcome: { code: RejectCode; detail: string } | null = null;
-      let inspection: Partial<Inspection> = {};
-      if (received.size !== file.size_bytes) {
-        outcome = sizeMismatch(file.size_bytes, received.size, received.overflow);
-      } else if (received.sha256 !== file.sha256) {
-        outcome = { code: 'checksum_mismatch', detail: 'The SHA-256 of the bytes is not the declared one.' };
-      }
-      if (outcome) {
-        await writer.abort();
-      } else {
-        await writer.commit();
-        const result = await inspectFile(blobBytes(store, key, received.size, received.head));
-        inspection = result;
-        outcome = result.reject;
-        if (outcome) await store.delete(key);
-      }
-      const row = await finish(owner, file, outcome, inspection, clock.now());
-      return { file: presentFile(row), closeConnection: !received.ended };
     },
   };
 }

@@ -1,7 +1,9 @@
 import type { ServiceModule } from '../module.js';
-import { LocalDiskBlobStore } from './blob-store.js';
+import type { S3Settings } from '../../config/index.js';
+import { LocalDiskBlobStore, type BlobStore } from './blob-store.js';
 import { SandboxConnector, type SocialConnector } from './connector.js';
 import { socialRoutes } from './routes.js';
+import { S3BlobStore } from './s3-blob-store.js';
 import { SocialAccount, SocialPost, UploadFile } from './schemas.js';
 import { createSocialService, type SocialService } from './service.js';
 
@@ -11,6 +13,7 @@ export type { BlobStore } from './blob-store.js';
 
 interface SocialSettings {
   filesDir: string;
+  objectStore: S3Settings | undefined;
   publicBaseUrl: string;
   secretsKey: Buffer;
 }
@@ -37,7 +40,7 @@ export const socialModule: ServiceModule<SocialService, SocialSettings> = {
     { type: 'social.post.published', description: 'A post was published to every one of its accounts.', object: SocialPost },
     { type: 'social.post.failed', description: 'Publishing a post failed on some (partially_failed) or all (failed) of its accounts.', object: SocialPost },
   ],
-  settings: ({ config, secretsKey }) => ({ filesDir: config.socialFilesDir, publicBaseUrl: config.publicBaseUrl, secretsKey }),
+  settings: ({ config, secretsKey }) => ({ filesDir: config.socialFilesDir, objectStore: config.objectStore, publicBaseUrl: config.publicBaseUrl, secretsKey }),
   create: (deps) => {
     const connectors = new Map<string, SocialConnector>([['sandbox', new SandboxConnector()]]);
     return createSocialService({
@@ -45,7 +48,7 @@ export const socialModule: ServiceModule<SocialService, SocialSettings> = {
       clock: deps.clock,
       jobs: deps.jobs,
       events: deps.events,
-      store: new LocalDiskBlobStore(deps.settings.filesDir),
+      store: blobStore(deps.settings),
       connectors,
       secretsKey: deps.settings.secretsKey,
       publicBaseUrl: deps.settings.publicBaseUrl,
@@ -53,3 +56,7 @@ export const socialModule: ServiceModule<SocialService, SocialSettings> = {
   },
   routes: socialRoutes,
 };
+
+function blobStore(settings: SocialSettings): BlobStore {
+  return settings.objectStore ? new S3BlobStore(settings.objectStore) : new LocalDiskBlobStore(settings.filesDir);
+}

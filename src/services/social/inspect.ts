@@ -1,5 +1,5 @@
 import { crc32, createInflate, inflateRawSync } from 'node:zlib';
-import type { BlobStore } from './blob-store.js';
+import { BlobStoreError, type BlobStore } from './blob-store.js';
 import type { FileKind, RejectCode } from './tables.js';
 
 /**
@@ -81,6 +81,8 @@ export async function inspectFile(bytes: FileBytes): Promise<Inspection> {
     const finalKind = checked ?? kind;
     return { kind: finalKind, mime: MIME[finalKind], reject: null };
   } catch (error) {
+    // The store failing to give the bytes back says nothing about the file: the upload is retried.
+    if (error instanceof BlobStoreError) throw error;
     if (error instanceof Refusal)
       return { kind: error.kind ?? kind, mime: error.kind ? ((MIME as Record<string, string>)[error.kind] ?? null) : mime, reject: { code: error.code, detail: error.detail } };
     // A parser failure on hostile bytes is a malformed file, never a crash.
