@@ -98,7 +98,23 @@ function probesFor(filter: QueryParameter, others: Owner[]): string[] {
         .map(String),
     );
   const ids = others.flatMap((other) => [...idsOf(other.world)]);
-  return filter.name.endsWith('_id') ? ids : [...others.map((other) => other.world.tag), ...ids.slice(0, 4)];
+  return filter.name.endsWith('_id') ? idsOfKind(filter.name, others) : [...others.map((other) => other.world.tag), ...ids.slice(0, 4)];
+}
+
+/**
+ * The other owners' ids an id filter could match: those of the kind it names (`contact_id`: the
+ * contact; `programme_id`: the affiliate programme; `invoice_id`: both invoices), since an id of
+ * another kind selects nothing in any implementation. A filter whose kind the world does not
+ * name gets every id.
+ */
+function idsOfKind(filterName: string, others: Owner[]): string[] {
+  const kind = filterName.slice(0, -'_id'.length).replace(/_/g, '').toLowerCase();
+  const matching = others.flatMap((other) =>
+    Object.entries(other.world.ids)
+      .filter(([name, value]) => value !== undefined && name.toLowerCase().endsWith(kind))
+      .map(([, value]) => String(value)),
+  );
+  return matching.length > 0 ? matching : others.flatMap((other) => [...idsOf(other.world)]);
 }
 
 describe('list isolation', () => {
