@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import fastJsonStringify from 'fast-json-stringify';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { compileProjection } from '../../src/platform/http/json-projection.js';
+import { compileProjection, compileReplyWriter } from '../../src/platform/http/json-projection.js';
 import { sharedSerializerFactory } from '../../src/platform/http/serialization.js';
 import { Nullable, Timestamp, Uuid } from '../../src/platform/http/schemas.js';
 import { ListEnvelope } from '../../src/platform/pagination/index.js';
@@ -81,6 +81,66 @@ describe('reply serialisation: the projection fast path', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('writes a reply already in its exact shape as it is, byte for byte what fast-json-stringify writes', () => {
+    // Rows built in the written order with only known keys: the path that skips the copy.
+    const Shaped = Type.Object(
+      {
+        id: Uuid,
+        count: Type.Integer(),
+        ratio: Type.Number(),
+        flag: Type.Boolean(),
+        status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+        note: Nullable(Type.String({ maxLength: 50 })),
+        at: Timestamp,
+        maybe_at: Nullable(Timestamp),
+        tags: Type.Array(Type.String()),
+        bag: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+        nested: Nullable(Type.Object({ line1: Nullable(Type.String()), city: Type.Optional(Type.String()) }, { additionalProperties: false })),
+        later: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    );
+    const ShapedPage = ListEnvelope(Shaped);
+    const writer = compileReplyWriter(ShapedPage)!;
+    const serialize = serializerFor(ShapedPage);
+    const shapedRow = fc.record(
+      {
+        id: fc.uuid(),
+        count: fc.integer(),
+        ratio: fc.oneof(fc.double({ noNaN: true }), fc.integer()),
+        flag: fc.boolean(),
+        status: fc.constantFrom('open', 'closed'),
+        note: fc.option(fc.string({ maxLength: 50 }), { nil: null }),
+        at: fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T00:00:00Z'), noInvalidDate: true }),
+        maybe_at: fc.option(fc.date({ noInvalidDate: true }), { nil: null }),
+        tags: fc.array(fc.string({ unit: 'grapheme' })),
+        bag: fc.dictionary(fc.string(), fc.jsonValue()),
+        nested: fc.option(fc.record({ line1: fc.option(fc.string(), { nil: null }), city: fc.string() }, { requiredKeys: ['line1'] }), { nil: null }),
+        later: fc.string(),
+      },
+      { requiredKeys: ['id', 'count', 'ratio', 'flag', 'status', 'note', 'at', 'maybe_at', 'tags', 'bag', 'nested'] },
+    );
+    fc.assert(
+      fc.property(fc.array(shapedRow, { maxLength: 5 }), fc.nat(), (rows, total) => {
+        const page = { data: rows, meta: { limit: 50, offset: 0, total, has_more: false } };
+        expect(writer.isWrittenAsIs(page)).toBe(true);
+        expect(serialize(page)).toBe(reference(ShapedPage, page));
+      }),
+      { numRuns: 300 },
+    );
+    const row = { id: '6f1c1d54-1f43-4a8e-9c3e-6a9c1c2f4b11', count: 1, ratio: 0.5, flag: true, status: 'open', note: null, at: new Date(0), maybe_at: null, tags: [], bag: {}, nested: null };
+    const page = (data: unknown[]) => ({ data, meta: { limit: 50, offset: 0, total: 1, has_more: false } });
+    expect(writer.isWrittenAsIs(page([row]))).toBe(true);
+    // Anything else is copied into the shape first: an unknown key, another order, an invalid date, a class instance, a const that is not its value.
+    const { count, ...withoutCount } = row;
+    for (const odd of [{ ...row, extra: 1 }, { count, ...withoutCount }, { ...row, at: new Date(Number.NaN) }, Object.assign(Object.create({ inherited: 1 }), row) as object]) {
+      expect(writer.isWrittenAsIs(page([odd]))).toBe(false);
+      const expected = reference(ShapedPage, page([odd]));
+      if (expected instanceof Error) expect(() => serialize(page([odd]))).toThrow();
+      else expect(serialize(page([odd]))).toBe(expected);
+    }
   });
 
   it('keeps the required properties first, as fast-json-stringify orders them, and drops unknown ones', () => {

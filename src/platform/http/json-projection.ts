@@ -20,6 +20,19 @@
 
 export type Projection = (value: unknown) => unknown;
 
+/**
+ * Whether `JSON.stringify(value)` already writes what the projection of `value` would: the
+ * value has exactly the plain shape (only known properties, in the written order, of the
+ * declared types; instants as valid Dates, whose toJSON is toISOString). A reply that passes
+ * is written as it is, without the copy; one that does not is projected.
+ */
+export type ShapeCheck = (value: unknown) => boolean;
+
+interface Compiled {
+  project: Projection;
+  isWrittenAsIs: ShapeCheck;
+}
+
 /** Thrown (one object, never allocated per call) when a value is not the plain shape of its schema. */
 const NOT_PLAIN = new Error('The value is not the plain shape of its schema.');
 
@@ -41,6 +54,11 @@ const identity: Projection = (value) => value;
 
 /** The projection of `schema`, or undefined when the schema uses something not modelled here. */
 export function compileProjection(schema: unknown): Projection | undefined {
+  return compileReplyWriter(schema)?.project;
+}
+
+/** The projection of `schema` and its shape check, or undefined when the schema uses something not modelled here. */
+export function compileReplyWriter(schema: unknown): Compiled | undefined {
   try {
     return projectionOf(schema);
   } catch (error) {
@@ -49,8 +67,11 @@ export function compileProjection(schema: unknown): Projection | undefined {
   }
 }
 
-function projectionOf(schema: unknown): Projection {
-  if (schema === true) return identity;
+const always = () => true;
+const IDENTITY: Compiled = { project: identity, isWrittenAsIs: always };
+
+function projectionOf(schema: unknown): Compiled {
+  if (schema === true) return IDENTITY;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) notPlain();
   const node = schema as Schema;
   for (const keyword of UNMODELLED_KEYWORDS) if (keyword in node) notPlain();
@@ -59,8 +80,11 @@ function projectionOf(schema: unknown): Projection {
   return node.nullable === true ? orNull(inner) : inner;
 }
 
-function orNull(inner: Projection): Projection {
-  return (value) => (value === null ? null : inner(value));
+function orNull(inner: Compiled): Compiled {
+  return {
+    project: (value) => (value === null ? null : inner.project(value)),
+    isWrittenAsIs: (value) => value === null || inner.isWrittenAsIs(value),
+  };
 }
 
 /**
@@ -68,13 +92,14 @@ function orNull(inner: Projection): Projection {
  * booleans, null), written as the value itself when it matches one of them; or `[X, null]`.
  * Either way with nothing beside it that shapes the output.
  */
-function unionProjection(node: Schema): Projection {
+function unionProjection(node: Schema): Compiled {
   const members = node.anyOf;
   if (!Array.isArray(members) || members.length < 2) notPlain();
   if (Object.keys(node).some((key) => key !== 'anyOf' && !isAnnotation(key))) notPlain();
   const matchers = members.map(scalarMatcher);
   if (matchers.every((matcher) => matcher !== undefined)) {
-    return (value) => (matchers.some((matches) => matches(value)) ? value : notPlain());
+    const matchesOne = (value: unknown) => matchers.some((matches) => matches(value));
+    return { project: (value) => (matchesOne(value) ? value : notPlain()), isWrittenAsIs: matchesOne };
   }
   const isNull = (member: unknown) => typeof member === 'object' && member !== null && (member as Schema).type === 'null';
   if (members.length !== 2) notPlain();
@@ -132,12 +157,16 @@ function inferredType(node: Schema): unknown {
   return undefined;
 }
 
-function bareProjection(node: Schema): Projection {
+function bareProjection(node: Schema): Compiled {
   const type = inferredType(node);
   if (node.const !== undefined) {
     const constant = node.const;
     const nullable = Array.isArray(type) && type.includes('null');
-    return nullable ? (value) => (value === null ? null : constant) : () => constant;
+    // The constant is written whatever the value: as it is only when the value is the constant.
+    const isConstant = (value: unknown) => value === constant && (typeof constant !== 'object' || constant === null);
+    return nullable
+      ? { project: (value) => (value === null ? null : constant), isWrittenAsIs: (value) => value === null || isConstant(value) }
+      : { project: () => constant, isWrittenAsIs: isConstant };
   }
   if (Array.isArray(type)) {
     // Only "T or null" for a scalar T, which fast-json-stringify checks null first.
@@ -148,20 +177,29 @@ function bareProjection(node: Schema): Projection {
   return singleType(node, type);
 }
 
-function singleType(node: Schema, type: unknown): Projection {
+/** A scalar written as it is when `accepts` says so, else not plain. */
+function scalar(accepts: (value: unknown) => boolean): Compiled {
+  return { project: (value) => (accepts(value) ? value : notPlain()), isWrittenAsIs: accepts };
+}
+
+const isString = (value: unknown) => typeof value === 'string';
+const isNumber = (value: unknown) => typeof value === 'number' && !Number.isNaN(value);
+const isBoolean = (value: unknown) => typeof value === 'boolean';
+
+function singleType(node: Schema, type: unknown): Compiled {
   switch (type) {
     case undefined:
-      return identity; // written with JSON.stringify by fast-json-stringify too
+      return IDENTITY; // written with JSON.stringify by fast-json-stringify too
     case 'null':
-      return () => null;
+      return { project: () => null, isWrittenAsIs: (value) => value === null };
     case 'string':
       return stringProjection(node.format);
     case 'integer':
-      return (value) => (Number.isInteger(value) ? value : notPlain());
+      return scalar(Number.isInteger);
     case 'number':
-      return (value) => (typeof value === 'number' && !Number.isNaN(value) ? value : notPlain());
+      return scalar(isNumber);
     case 'boolean':
-      return (value) => (typeof value === 'boolean' ? value : notPlain());
+      return scalar(isBoolean);
     case 'object':
       return objectProjection(node);
     case 'array':
@@ -171,26 +209,36 @@ function singleType(node: Schema, type: unknown): Projection {
   }
 }
 
-function stringProjection(format: unknown): Projection {
+function stringProjection(format: unknown): Compiled {
   if (format === 'unsafe') notPlain();
   if (format === 'date-time') {
-    return (value) => {
-      if (typeof value === 'string') return value;
-      // toISOString throws on an invalid date; the caller then falls back.
-      if (value instanceof Date) return value.toISOString();
-      return notPlain();
+    return {
+      project: (value) => {
+        if (typeof value === 'string') return value;
+        // toISOString throws on an invalid date; the caller then falls back.
+        if (value instanceof Date) return value.toISOString();
+        return notPlain();
+      },
+      // A valid Date's toJSON is its toISOString, so JSON.stringify writes the same text.
+      isWrittenAsIs: (value) => typeof value === 'string' || (value instanceof Date && Number.isFinite(value.getTime()) && value.toJSON === Date.prototype.toJSON),
     };
   }
-  return (value) => (typeof value === 'string' ? value : notPlain());
+  return scalar(isString);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
+function hasPlainPrototype(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 interface PropertyPlan {
   key: string;
   project: Projection;
+  isWrittenAsIs: ShapeCheck;
   required: boolean;
   fallback: unknown;
 }
@@ -200,7 +248,7 @@ function isIndexKey(key: string): boolean {
   return /^(0|[1-9][0-9]*)$/.test(key) && Number(key) < 4_294_967_295;
 }
 
-function objectProjection(node: Schema): Projection {
+function objectProjection(node: Schema): Compiled {
   const properties = (node.properties ?? {}) as Record<string, unknown>;
   const required = Array.isArray(node.required) ? (node.required as string[]) : [];
   const keys = Object.keys(properties);
@@ -209,7 +257,7 @@ function objectProjection(node: Schema): Projection {
 
   if (keys.length === 0 && node.additionalProperties === true && node.patternProperties === undefined) {
     // A free-form object: every own enumerable property, as JSON.stringify writes it.
-    return (value) => (value === null ? {} : isPlainObject(value) ? value : notPlain());
+    return { project: (value) => (value === null ? {} : isPlainObject(value) ? value : notPlain()), isWrittenAsIs: isPlainObject };
   }
 
   // fast-json-stringify writes the required properties first, each group in schema order.
@@ -218,10 +266,11 @@ function objectProjection(node: Schema): Projection {
     if (key === '__proto__' || isIndexKey(key)) notPlain();
     const propertySchema = properties[key];
     const fallback = typeof propertySchema === 'object' && propertySchema !== null ? (propertySchema as Schema).default : undefined;
-    return { key, project: projectionOf(propertySchema), required: required.includes(key), fallback };
+    const compiled = projectionOf(propertySchema);
+    return { key, project: compiled.project, isWrittenAsIs: compiled.isWrittenAsIs, required: required.includes(key), fallback };
   });
 
-  return (value) => {
+  const project: Projection = (value) => {
     if (value === null) return {};
     if (!isPlainObject(value)) return notPlain();
     const out: Record<string, unknown> = {};
@@ -234,6 +283,29 @@ function objectProjection(node: Schema): Projection {
     if (extras) extras(value, out, plans.length > 0);
     return out;
   };
+
+  /** Whether the object's enumerable keys are the plans' keys in order (optional ones may be absent), each value written as it is. */
+  const isWrittenAsIs: ShapeCheck = (value) => {
+    // Only object literals: JSON.stringify skips what a prototype holds (getters), the projection reads it.
+    if (extras || !isPlainObject(value) || !hasPlainPrototype(value)) return false;
+    let next = 0;
+    for (const key in value) {
+      while (next < plans.length && plans[next]!.key !== key) {
+        const skipped = plans[next]!;
+        if (skipped.required || skipped.fallback !== undefined) return false;
+        next += 1;
+      }
+      const plan = plans[next];
+      if (plan === undefined) return false;
+      const field = value[key];
+      if (field === undefined ? plan.required || plan.fallback !== undefined : !plan.isWrittenAsIs(field)) return false;
+      next += 1;
+    }
+    for (; next < plans.length; next += 1) if (plans[next]!.required || plans[next]!.fallback !== undefined) return false;
+    return true;
+  };
+
+  return { project, isWrittenAsIs };
 }
 
 type ExtrasProjection = (value: Record<string, unknown>, out: Record<string, unknown>, afterKnown: boolean) => void;
@@ -243,9 +315,9 @@ function extraPropertiesProjection(node: Schema, known: readonly string[]): Extr
   const additional = node.additionalProperties;
   const patterns = Object.entries((node.patternProperties ?? {}) as Record<string, unknown>).map(([pattern, schema]) => ({
     test: new RegExp(pattern),
-    project: projectionOf(schema),
+    project: projectionOf(schema).project,
   }));
-  const rest = additional === undefined || additional === false ? undefined : additional === true ? identity : projectionOf(additional);
+  const rest = additional === undefined || additional === false ? undefined : additional === true ? identity : projectionOf(additional).project;
   if (patterns.length === 0 && !rest) return undefined;
   return (value, out, afterKnown) => {
     for (const key of Object.keys(value)) {
@@ -261,19 +333,29 @@ function extraPropertiesProjection(node: Schema, known: readonly string[]): Extr
   };
 }
 
-function arrayProjection(node: Schema): Projection {
+function arrayProjection(node: Schema): Compiled {
   const items = node.items ?? {};
   if (Array.isArray(items)) notPlain();
   const item = projectionOf(items);
-  return (value) => {
-    if (value === null) return [];
-    if (!Array.isArray(value)) return notPlain();
-    const out = new Array<unknown>(value.length);
-    for (let index = 0; index < value.length; index += 1) {
-      const element: unknown = value[index];
-      if (element === undefined) notPlain();
-      out[index] = item(element);
-    }
-    return out;
+  return {
+    project: (value) => {
+      if (value === null) return [];
+      if (!Array.isArray(value)) return notPlain();
+      const out = new Array<unknown>(value.length);
+      for (let index = 0; index < value.length; index += 1) {
+        const element: unknown = value[index];
+        if (element === undefined) notPlain();
+        out[index] = item.project(element);
+      }
+      return out;
+    },
+    isWrittenAsIs: (value) => {
+      if (!Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      for (let index = 0; index < value.length; index += 1) {
+        const element: unknown = value[index];
+        if (element === undefined || !item.isWrittenAsIs(element)) return false;
+      }
+      return true;
+    },
   };
 }

@@ -1,5 +1,5 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import { compileProjection } from './json-projection.js';
+import { compileReplyWriter } from './json-projection.js';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
@@ -18,9 +18,10 @@ export interface SerializerOptions {
  * compiled per route and status they were hundreds of identical functions, megabytes of heap
  * that stay for the life of the process.
  *
- * A reply whose schema has a projection (`json-projection.ts`) is copied into its plain shape
- * and written by `JSON.stringify`; any value the projection does not take as plain, and any
- * schema without one, goes through fast-json-stringify as before.
+ * A reply whose schema has a projection (`json-projection.ts`) is written by `JSON.stringify`:
+ * as it is when it already has the plain shape exactly, else copied into that shape first; any
+ * value the projection does not take as plain, and any schema without one, goes through
+ * fast-json-stringify as before.
  */
 export function sharedSerializerFactory(options: SerializerOptions = {}): SerializerFactory {
   const compileWith = SerializerSelector();
@@ -38,12 +39,13 @@ export function sharedSerializerFactory(options: SerializerOptions = {}): Serial
 }
 
 function withProjection(fastJsonStringify: Serializer, schema: unknown, options: SerializerOptions): Serializer {
-  const project = compileProjection(schema);
-  if (!project) return fastJsonStringify;
+  const writer = compileReplyWriter(schema);
+  if (!writer) return fastJsonStringify;
   const serialize = (data: unknown): string => {
     let plain: unknown;
     try {
-      plain = project(data);
+      // Most replies are built in their schema's exact shape: written as they are, no copy.
+      plain = writer.isWrittenAsIs(data) ? data : writer.project(data);
     } catch {
       return fastJsonStringify(data);
     }
