@@ -97,6 +97,10 @@ describe('reply serialisation: the projection fast path', () => {
         maybe_at: Nullable(Timestamp),
         tags: Type.Array(Type.String()),
         bag: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+        custom: Type.Unsafe<Record<string, unknown>>({
+          type: 'object',
+          patternProperties: { '^.*$': { anyOf: [{ type: 'string', maxLength: 20 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
+        }),
         nested: Nullable(Type.Object({ line1: Nullable(Type.String()), city: Type.Optional(Type.String()) }, { additionalProperties: false })),
         later: Type.Optional(Type.String()),
       },
@@ -117,10 +121,14 @@ describe('reply serialisation: the projection fast path', () => {
         maybe_at: fc.option(fc.date({ noInvalidDate: true }), { nil: null }),
         tags: fc.array(fc.string({ unit: 'grapheme' })),
         bag: fc.dictionary(fc.string(), fc.jsonValue()),
+        custom: fc.dictionary(
+          fc.string().filter((key) => key !== '__proto__' && !/^(0|[1-9][0-9]*)$/.test(key)),
+          fc.oneof(fc.string({ maxLength: 20 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+        ),
         nested: fc.option(fc.record({ line1: fc.option(fc.string(), { nil: null }), city: fc.string() }, { requiredKeys: ['line1'] }), { nil: null }),
         later: fc.string(),
       },
-      { requiredKeys: ['id', 'count', 'ratio', 'flag', 'status', 'note', 'at', 'maybe_at', 'tags', 'bag', 'nested'] },
+      { requiredKeys: ['id', 'count', 'ratio', 'flag', 'status', 'note', 'at', 'maybe_at', 'tags', 'bag', 'custom', 'nested'] },
     );
     fc.assert(
       fc.property(fc.array(shapedRow, { maxLength: 5 }), fc.nat(), (rows, total) => {
@@ -130,12 +138,32 @@ describe('reply serialisation: the projection fast path', () => {
       }),
       { numRuns: 300 },
     );
-    const row = { id: '6f1c1d54-1f43-4a8e-9c3e-6a9c1c2f4b11', count: 1, ratio: 0.5, flag: true, status: 'open', note: null, at: new Date(0), maybe_at: null, tags: [], bag: {}, nested: null };
+    const row = {
+      id: '6f1c1d54-1f43-4a8e-9c3e-6a9c1c2f4b11',
+      count: 1,
+      ratio: 0.5,
+      flag: true,
+      status: 'open',
+      note: null,
+      at: new Date(0),
+      maybe_at: null,
+      tags: [],
+      bag: {},
+      custom: { a: 'x' },
+      nested: null,
+    };
     const page = (data: unknown[]) => ({ data, meta: { limit: 50, offset: 0, total: 1, has_more: false } });
     expect(writer.isWrittenAsIs(page([row]))).toBe(true);
     // Anything else is copied into the shape first: an unknown key, another order, an invalid date, a class instance, a const that is not its value.
     const { count, ...withoutCount } = row;
-    for (const odd of [{ ...row, extra: 1 }, { count, ...withoutCount }, { ...row, at: new Date(Number.NaN) }, Object.assign(Object.create({ inherited: 1 }), row) as object]) {
+    for (const odd of [
+      { ...row, extra: 1 },
+      { count, ...withoutCount },
+      { ...row, custom: { a: 'longer than twenty characters' } },
+      { ...row, custom: { 7: 'index key' } },
+      { ...row, at: new Date(Number.NaN) },
+      Object.assign(Object.create({ inherited: 1 }), row) as object,
+    ]) {
       expect(writer.isWrittenAsIs(page([odd]))).toBe(false);
       const expected = reference(ShapedPage, page([odd]));
       if (expected instanceof Error) expect(() => serialize(page([odd]))).toThrow();

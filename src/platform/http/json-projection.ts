@@ -284,12 +284,30 @@ function objectProjection(node: Schema): Compiled {
     return out;
   };
 
-  /** Whether the object's enumerable keys are the plans' keys in order (optional ones may be absent), each value written as it is. */
+  const known = new Set(ordered);
+  const extraIsWrittenAsIs = extraPropertiesCheck(node);
+  /**
+   * Whether the object's enumerable keys are the plans' keys in order (optional ones may be
+   * absent), then any extra keys the schema lets through (written after the known ones), each
+   * value written as it is.
+   */
   const isWrittenAsIs: ShapeCheck = (value) => {
     // Only object literals: JSON.stringify skips what a prototype holds (getters), the projection reads it.
-    if (extras || !isPlainObject(value) || !hasPlainPrototype(value)) return false;
+    if (!isPlainObject(value) || !hasPlainPrototype(value)) return false;
     let next = 0;
+    let inExtras = false;
     for (const key in value) {
+      const field = value[key];
+      if (!known.has(key)) {
+        if (!extraIsWrittenAsIs) return false;
+        if (!inExtras) {
+          for (; next < plans.length; next += 1) if (plans[next]!.required || plans[next]!.fallback !== undefined) return false;
+          inExtras = true;
+        }
+        if (!extraIsWrittenAsIs(key, field)) return false;
+        continue;
+      }
+      if (inExtras) return false;
       while (next < plans.length && plans[next]!.key !== key) {
         const skipped = plans[next]!;
         if (skipped.required || skipped.fallback !== undefined) return false;
@@ -297,7 +315,6 @@ function objectProjection(node: Schema): Compiled {
       }
       const plan = plans[next];
       if (plan === undefined) return false;
-      const field = value[key];
       if (field === undefined ? plan.required || plan.fallback !== undefined : !plan.isWrittenAsIs(field)) return false;
       next += 1;
     }
@@ -330,6 +347,29 @@ function extraPropertiesProjection(node: Schema, known: readonly string[]): Extr
       if (pattern) out[key] = pattern.project(field);
       else if (rest) out[key] = rest(field);
     }
+  };
+}
+
+/**
+ * Whether an extra key and its value are written as they are: a key the projection would keep
+ * (`patternProperties` or `additionalProperties`), placed as JSON.stringify places it, with a
+ * value of its schema's plain shape; undefined when the schema lets no extra key through.
+ */
+function extraPropertiesCheck(node: Schema): ((key: string, field: unknown) => boolean) | undefined {
+  const additional = node.additionalProperties;
+  const patterns = Object.entries((node.patternProperties ?? {}) as Record<string, unknown>).map(([pattern, schema]) => ({
+    test: new RegExp(pattern),
+    isWrittenAsIs: projectionOf(schema).isWrittenAsIs,
+  }));
+  const rest = additional === undefined || additional === false ? undefined : additional === true ? always : projectionOf(additional).isWrittenAsIs;
+  if (patterns.length === 0 && !rest) return undefined;
+  return (key, field) => {
+    // Skipped by both the projection and JSON.stringify.
+    if (field === undefined || typeof field === 'function' || typeof field === 'symbol') return true;
+    if (key === '__proto__' || isIndexKey(key)) return false;
+    const pattern = patterns.find((candidate) => candidate.test.test(key));
+    if (pattern) return pattern.isWrittenAsIs(field);
+    return rest ? rest(field) : false;
   };
 }
 

@@ -262,7 +262,7 @@ function presentForm(row: FormRow): FormView {
     slug: row.slug,
     description: row.description,
     status: row.status,
-    fields: row.fields,
+    fields: row.fields.map(presentField),
     success_message: row.success_message,
     redirect_url: row.redirect_url,
     submission_count: row.submission_count,
@@ -270,6 +270,20 @@ function presentForm(row: FormRow): FormView {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * A field in the schema's property order (jsonb hands keys back sorted by length), optional
+ * settings only when set: the reply is then written without a copy.
+ */
+function presentField(field: FieldDefinition): FieldDefinition {
+  const shown: FieldDefinition = { key: field.key, label: field.label, type: field.type, required: field.required };
+  if (field.options !== undefined) shown.options = field.options.map((option) => ({ value: option.value, label: option.label }));
+  if (field.min !== undefined) shown.min = field.min;
+  if (field.max !== undefined) shown.max = field.max;
+  if (field.max_length !== undefined) shown.max_length = field.max_length;
+  if (field.pattern !== undefined) shown.pattern = field.pattern;
+  return shown;
 }
 
 /** A submission row is already in the API's shape (the reply serialiser writes its timestamps). */

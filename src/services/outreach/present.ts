@@ -7,7 +7,8 @@ export function presentSequence(row: SequenceRow, counts: StatusCounts): Sequenc
     name: row.name,
     status: row.status,
     steps: row.steps.map((step, position) => ({ position, body: step.body, delay: { amount: step.delay.amount, unit: step.delay.unit } })),
-    send_window: row.send_window,
+    // Rebuilt in the schema's order: jsonb hands keys back sorted by length.
+    send_window: row.send_window && { days: row.send_window.days, start: row.send_window.start, end: row.send_window.end },
     timezone: row.timezone,
     counts,
     created_at: row.created_at,

@@ -8,8 +8,9 @@ export function effectiveStatus(row: Pick<SessionRow, 'status' | 'expires_at'>, 
   return row.status;
 }
 
+/** Built field by field in the schema's order: stored as jsonb, an item comes back with its keys sorted by length. */
 export function presentLineItem(item: StoredLineItem): LineItemView {
-  return { ...item, amount_total_cents: item.unit_amount_cents * item.quantity };
+  return { name: item.name, unit_amount_cents: item.unit_amount_cents, quantity: item.quantity, amount_total_cents: item.unit_amount_cents * item.quantity };
 }
 
 /** Presents sessions as GET shows them at `now`, their page URLs under `publicBaseUrl`. */

@@ -80,10 +80,20 @@ export function createCompetitorRules(
     async competitorsView(ctx: RequestContext, siteId: string): Promise<CompetitorsViewData> {
       const site = await requireSite(tables, ctx, siteId);
       const competitors = await repository.listCompetitors(tables, ctx, siteId);
-      const base = { competitors: competitors.map(presentCompetitor), crawled: competitors.some((competitor) => competitor.last_crawled_at !== null), note: NOTE };
-      if (site.last_crawled_at === null) return { ...base, gaps: [], measurable: false, reason: 'needs_crawl', revision: null };
+      const crawled = competitors.some((competitor) => competitor.last_crawled_at !== null);
+      // In the schema's property order, so the reply is written without a copy.
+      const view = (gaps: CompetitorsViewData['gaps'], reason: CompetitorsViewData['reason'], revision: number | null): CompetitorsViewData => ({
+        competitors: competitors.map(presentCompetitor),
+        gaps,
+        crawled,
+        measurable: reason === null,
+        reason,
+        revision,
+        note: NOTE,
+      });
+      if (site.last_crawled_at === null) return view([], 'needs_crawl', null);
       const topics = site.topics_revision === null ? [] : await repository.allTopics(tables, ctx, siteId);
-      if (topics.length === 0) return { ...base, gaps: [], measurable: false, reason: 'no_topics', revision: null };
+      if (topics.length === 0) return view([], 'no_topics', null);
       const pages = (await repository.pagesForMatching(tables, ctx, siteId, { ownOnly: false })).map((page) => ({
         competitorId: page.competitor_id,
         indexed: indexPage({
@@ -117,7 +127,7 @@ export function createCompetitorRules(
           (a.topic_label < b.topic_label ? -1 : a.topic_label > b.topic_label ? 1 : 0) ||
           (a.topic_id < b.topic_id ? -1 : 1),
       );
-      return { ...base, gaps: gaps.slice(0, 1000), measurable: true, reason: null, revision: site.topics_revision };
+      return view(gaps.slice(0, 1000), null, site.topics_revision);
     },
   };
 }

@@ -405,7 +405,8 @@ export async function replaceTopics(db: SeoDb, owner: Owner, siteId: string, row
   }
 }
 
-const TOPIC_COLUMNS = ['id', 'revision', 'label', 'terms', 'query_count', 'impressions', 'clicks'] as const;
+// In the reply schema's order: a topic row is written as it is.
+const TOPIC_COLUMNS = ['id', 'label', 'terms', 'query_count', 'impressions', 'clicks', 'revision'] as const;
 type RawTopic = Omit<TopicRow, 'impressions' | 'clicks'> & { impressions: unknown; clicks: unknown };
 const toTopic = (row: RawTopic): TopicRow => ({ ...row, impressions: num(row.impressions), clicks: num(row.clicks) });
 
@@ -465,11 +466,18 @@ export type QuestionRow = Omit<OwnedRow<SeoQuestionsTable>, 'demand' | 'checks' 
 
 const toQuestion = (row: QuestionRow): QuestionRow => ({
   ...row,
-  demand: json(row.demand),
+  demand: inDemandOrder(json(row.demand)),
   checks: json(row.checks),
   ai_models: json(row.ai_models),
   ai_latest: json(row.ai_latest),
 });
+
+/** jsonb hands keys back sorted by length; the reply lists them as the Demand schema does. */
+function inDemandOrder(stored: unknown): unknown {
+  if (stored === null || typeof stored !== 'object') return stored;
+  const { impressions, clicks, position, measured, period } = stored as Record<string, unknown>;
+  return { impressions, clicks, position, measured, period };
+}
 
 export type NewQuestion = Omit<OwnedInsert<SeoQuestionsTable>, 'demand' | 'checks' | 'ai_models' | 'ai_latest'> & {
   demand: unknown;
