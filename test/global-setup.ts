@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { build } from '../scripts/build.mjs';
 import { startContractProxy } from './contract-proxy.js';
 import { MAX_TEST_WORKERS, TEST_SCHEMA_PREFIX } from './test-schemas.js';
 
@@ -14,6 +15,8 @@ declare module 'vitest' {
     testDatabaseUrl: string | undefined;
     /** Prism's validation proxy for the run (CONTRACT_PROXY=prism), or undefined. */
     contractProxy: { url: string; reportDir: string; documentPath: string } | undefined;
+    /** dist/ as the run's global setup built it, once for every worker (test/processes/server-process.ts). */
+    serverBuild: { outDir: string } | undefined;
   }
 }
 
@@ -22,6 +25,10 @@ declare module 'vitest' {
  * its own, created at the start and dropped at the end, so it never touches other data.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The process tests start the compiled server; one build before any worker starts, so no
+  // worker swaps dist/ under a server another worker is starting.
+  const { outDir } = await build();
+  project.provide('serverBuild', { outDir });
   const stopProxy = await provideContractProxy(project);
   const dropSchema = await provideDatabase(project);
   return async function teardown() {

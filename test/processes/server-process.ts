@@ -28,9 +28,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `npm run build`: compiles src/ into dist/ for startServerProcess. Call once per test file (beforeAll). */
-export async function buildServer(): Promise<void> {
-  await build();
+/**
+ * `npm run build`: compiles src/ into dist/ for startServerProcess. Call once per test file
+ * (beforeAll). Under vitest the run's global setup has built dist/ once already, and this does
+ * nothing: a build in one worker swaps dist/ while a server of another worker is still loading
+ * its modules from it (a failed start, "ENOENT dist/…"). The benchmarks build here.
+ */
+export async function buildServer(): Promise<{ outDir: string }> {
+  if (process.env.VITEST) {
+    const { inject } = await import('vitest');
+    const built = inject('serverBuild');
+    if (built) return built;
+  }
+  return build();
 }
 
 /**
