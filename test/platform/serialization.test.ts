@@ -84,29 +84,8 @@ describe('reply serialisation: the projection fast path', () => {
   });
 
   it('writes a reply already in its exact shape as it is, byte for byte what fast-json-stringify writes', () => {
-    // Rows built in the written order with only known keys: the path that skips the copy.
-    const Shaped = Type.Object(
-      {
-        id: Uuid,
-        count: Type.Integer(),
-        ratio: Type.Number(),
-        flag: Type.Boolean(),
-        status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
-        note: Nullable(Type.String({ maxLength: 50 })),
-        at: Timestamp,
-        maybe_at: Nullable(Timestamp),
-        tags: Type.Array(Type.String()),
-        bag: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
-        custom: Type.Unsafe<Record<string, unknown>>({
-          type: 'object',
-          patternProperties: { '^.*$': { anyOf: [{ type: 'string', maxLength: 20 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
-        }),
-        nested: Nullable(Type.Object({ line1: Nullable(Type.String()), city: Type.Optional(Type.String()) }, { additionalProperties: false })),
-        later: Type.Optional(Type.String()),
-      },
-      { additionalProperties: false },
-    );
-    const ShapedPage = ListEnvelope(Shaped);
+    // Rows of Page built in the written order with only known keys: the path that skips the copy.
+    const ShapedPage = Page;
     const writer = compileReplyWriter(ShapedPage)!;
     const serialize = serializerFor(ShapedPage);
     const shapedRow = fc.record(
