@@ -93,7 +93,8 @@ describe('recurring tasks', () => {
     await platform.runtime.jobs.runDue();
     expect(await occurrencesNow()).toEqual([]);
 
-    platform.clock.advance(HOUR_MS);
+    // startsAt was rounded up to a whole second, up to 1 s past now + 1 h: a quick run had not reached it.
+    platform.clock.advance(HOUR_MS + 1000);
     await platform.runtime.jobs.runDue();
     await platform.runtime.jobs.runDue();
     let made = await occurrencesNow();
