@@ -28,6 +28,15 @@ export interface BlobWriter {
   abort(): Promise<void>;
 }
 
+/** A disk call whose failure (ENOSPC, EACCES...) is the store's, not the file's. */
+async function storeCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new BlobStoreError(`The file store failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 /** Blob keys are made by the service (tenant/mode/file id); anything else is a bug, refused before it reaches a path or URL. */
@@ -45,16 +54,17 @@ export class LocalDiskBlobStore implements BlobStore {
 
   async writer(key: string): Promise<BlobWriter> {
     const file = this.#path(key);
-    await mkdir(path.dirname(file), { recursive: true });
+    await storeCall(() => mkdir(path.dirname(file), { recursive: true }));
     // 1 MiB writes: fewer system calls for large uploads, still a flat footprint.
     const stream = createWriteStream(file, { flags: 'w', highWaterMark: 1024 * 1024 });
     const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
     return {
       stream,
-      commit: async () => {
-        if (!stream.writableFinished) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
-        await closed;
-      },
+      commit: () =>
+        storeCall(async () => {
+          if (!stream.writableFinished) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+          await closed;
+        }),
       abort: async () => {
         stream.destroy();
         await closed;
@@ -63,22 +73,24 @@ export class LocalDiskBlobStore implements BlobStore {
     };
   }
 
-  async read(key: string, start: number, length: number): Promise<Buffer> {
-    const handle = await open(this.#path(key), 'r');
-    try {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, start);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
+  read(key: string, start: number, length: number): Promise<Buffer> {
+    return storeCall(async () => {
+      const handle = await open(this.#path(key), 'r');
+      try {
+        const buffer = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, start);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   stream(key: string, options: { start?: number; end?: number; highWaterMark?: number } = {}): Readable {
     return createReadStream(this.#path(key), { highWaterMark: 256 * 1024, ...options });
   }
 
-  async delete(key: string): Promise<void> {
-    await rm(this.#path(key), { force: true });
+  delete(key: string): Promise<void> {
+    return storeCall(() => rm(this.#path(key), { force: true }));
   }
 }

@@ -80,6 +80,34 @@ export function createFileRules(deps: SocialDeps) {
   }
 
   /** Marks an unused link whose 15 minutes are over as rejected (link_expired). */
+  /**
+   * Streams the body into the store while hashing it, then reads what was stored for the type
+   * checks; only a file that passes stays. The body's own problems and the checks' findings are
+   * outcomes; the store's failures are thrown as BlobStoreError.
+   */
+  async function storeAndCheck(key: string, body: Readable, file: FileRow): Promise<Stored> {
+    const writer = await store.writer(key, file.size_bytes);
+    let received: Received;
+    try {
+      received = await receive(body, writer, file.size_bytes);
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
+    if (received.size !== file.size_bytes) {
+      await writer.abort();
+      return { outcome: sizeMismatch(file.size_bytes, received.size, received.overflow), inspection: {}, ended: received.ended };
+    }
+    if (received.sha256 !== file.sha256) {
+      await writer.abort();
+      return { outcome: { code: 'checksum_mismatch', detail: 'The SHA-256 of the bytes is not the declared one.' }, inspection: {}, ended: received.ended };
+    }
+    await writer.commit();
+    const inspection = await inspectFile(blobBytes(store, key, received.size, received.head));
+    if (inspection.reject) await store.delete(key);
+    return { outcome: inspection.reject, inspection, ended: received.ended };
+  }
+
   async function expireLink(owner: Owner, id: string, now: Date): Promise<void> {
     await inTransaction(db, async (tx) => {
       const updated = await repository.updateFile(
@@ -159,42 +187,18 @@ export function createFileRules(deps: SocialDeps) {
         return { file: presentFile(row), closeConnection: true };
       }
       const key = blobKey(owner, file.id);
+      let stored: Stored;
       try {
-        const writer = await store.writer(key, file.size_bytes);
-        let received: Received;
-        try {
-          received = await receive(body, writer, file.size_bytes);
-        } catch (error) {
-          await writer.abort();
-          throw error;
-        }
-        let outcome: { code: RejectCode; detail: string } | null = null;
-        let inspection: Partial<Inspection> = {};
-        if (received.size !== file.size_bytes) {
-          outcome = sizeMismatch(file.size_bytes, received.size, received.overflow);
-        } else if (received.sha256 !== file.sha256) {
-          outcome = { code: 'checksum_mismatch', detail: 'The SHA-256 of the bytes is not the declared one.' };
-        }
-        if (outcome) {
-          await writer.abort();
-        } else {
-          await writer.commit();
-          const result = await inspectFile(blobBytes(store, key, received.size, received.head));
-          inspection = result;
-          outcome = result.reject;
-          if (outcome) await store.delete(key);
-        }
-        const row = await finish(owner, file, outcome, inspection, clock.now());
-        return { file: presentFile(row), closeConnection: !received.ended };
+        stored = await storeAndCheck(key, body, file);
       } catch (error) {
         // The store failed, not the file: the link is handed back unused, to be sent again.
         await store.delete(key).catch(() => {});
         await repository.updateFile(tables, owner, file.id, { status: 'pending', updated_at: clock.now() }, ['uploading']);
-        if (error instanceof BlobStoreError || (error as NodeJS.ErrnoException).syscall !== undefined) {
-          throw new AppError('service_unavailable', 'The file store could not take the upload just now; send the file again to the same upload_url.', [], { 'Retry-After': '5' });
-        }
-        throw error;
+        if (!(error instanceof BlobStoreError)) throw error;
+        throw new AppError('service_unavailable', 'The file store could not take the upload just now; send the file again to the same upload_url.', [], { 'Retry-After': '5' });
       }
+      const row = await finish(owner, file, stored.outcome, stored.inspection, clock.now());
+      return { file: presentFile(row), closeConnection: !stored.ended };
     },
   };
 }
@@ -208,6 +212,13 @@ function sizeMismatch(declared: number, sent: number, overflow = false): { code:
     code: 'size_mismatch',
     detail: overflow ? `More bytes were sent than the declared ${declared}; the upload was stopped.` : `${sent} bytes were sent; ${declared} were declared.`,
   };
+}
+
+interface Stored {
+  outcome: { code: RejectCode; detail: string } | null;
+  inspection: Partial<Inspection>;
+  /** The body was read to its end. */
+  ended: boolean;
 }
 
 interface Received {
@@ -263,7 +274,7 @@ function receive(body: Readable, writer: BlobWriter, declared: number): Promise<
       if (settled) return;
       settled = true;
       body.removeListener('data', onData);
-      reject(error);
+      reject(error instanceof BlobStoreError ? error : new BlobStoreError(`Writing the upload failed: ${error.message}`, { cause: error }));
     });
   });
 }
