@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { parseTimestamptz } from './timestamptz.js';
+import { parseTimestamptz, pgTypes } from './timestamptz.js';
 
 const pgParser = pg.types.getTypeParser(1184, 'text') as (text: string) => unknown;
 
@@ -71,5 +71,21 @@ describe('parseTimestamptz', () => {
     ]) {
       expectSameAsPg(text);
     }
+  });
+});
+
+describe('pgTypes', () => {
+  it('reads bigint text as pg does: the same decimal text', () => {
+    const ours = pgTypes.getTypeParser(20, 'text') as (text: string) => unknown;
+    const theirs = pg.types.getTypeParser(20, 'text') as (text: string) => unknown;
+    for (const text of ['0', '7', '-1', '9007199254740993', '-9223372036854775808', '9223372036854775807']) {
+      expect(ours(text), text).toBe(theirs(text));
+    }
+  });
+
+  it('hands every other type and the binary forms to pg', () => {
+    expect(pgTypes.getTypeParser(23, 'text')).toBe(pg.types.getTypeParser(23, 'text'));
+    expect(pgTypes.getTypeParser(20, 'binary')).toBe(pg.types.getTypeParser(20, 'binary'));
+    expect(pgTypes.getTypeParser(1184, 'text')).toBe(parseTimestamptz);
   });
 });

@@ -69,10 +69,25 @@ export function parseTimestamptz(text: string): unknown {
   return new Date(utc - (sign === 43 ? 1 : -1) * offsetSeconds * MS_PER_SECOND);
 }
 
-/** Type parsers for a pg pool: pg's own, except timestamptz in text form (see parseTimestamptz). */
+const INT8_OID = 20;
+
+/**
+ * bigint in text form, as pg's own parser gives it: the decimal text, unchanged. pg's parser
+ * returns the same text too, but tests it with a regular expression literal, a new RegExp
+ * object for every value: on list pages (ids and amounts) they were a tenth of all memory a
+ * request allocated.
+ */
+export function parseInt8Text(text: string): string {
+  return text;
+}
+
+/** Type parsers for a pg pool: pg's own, except timestamptz (see parseTimestamptz) and bigint (see parseInt8Text) in text form. */
 export const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
-    if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
+    if (format !== 'binary') {
+      if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
+      if (oid === INT8_OID) return parseInt8Text;
+    }
     return pg.types.getTypeParser(oid, format);
   },
 };
