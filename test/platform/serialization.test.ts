@@ -7,9 +7,15 @@ import { sharedSerializerFactory } from '../../src/platform/http/serialization.j
 import { Nullable, Timestamp, Uuid } from '../../src/platform/http/schemas.js';
 import { ListEnvelope } from '../../src/platform/pagination/index.js';
 
-/** The app's serialiser for one schema, as Fastify would compile it for a route. */
+/** The app's serialiser for one schema, as Fastify would compile it for a route (it may answer bytes). */
+function bytesSerializerFor(schema: unknown, crossCheck = false): (data: unknown) => string | Buffer {
+  return sharedSerializerFactory({ crossCheck })({}, {})({ schema, method: 'GET', url: '/', httpStatus: '200' }) as (data: unknown) => string | Buffer;
+}
+
+/** The same serialiser, its answer as text. */
 function serializerFor(schema: unknown, crossCheck = false): (data: unknown) => string {
-  return sharedSerializerFactory({ crossCheck })({}, {})({ schema, method: 'GET', url: '/', httpStatus: '200' }) as (data: unknown) => string;
+  const serialize = bytesSerializerFor(schema, crossCheck);
+  return (data) => serialize(data).toString();
 }
 
 /** fast-json-stringify's answer, or the error it throws. */
@@ -133,6 +139,11 @@ describe('reply serialisation: the projection fast path', () => {
     };
     const page = (data: unknown[]) => ({ data, meta: { limit: 50, offset: 0, total: 1, has_more: false } });
     expect(writer.isWrittenAsIs(page([row]))).toBe(true);
+    // Written as UTF-8 bytes, once: Fastify then neither measures nor sends a string.
+    const withText = page([{ ...row, note: 'naïve – 日本 😀' }]);
+    const bytes = bytesSerializerFor(ShapedPage)(withText);
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    expect(bytes.toString('utf8')).toBe(reference(ShapedPage, withText));
     // Anything else is copied into the shape first: an unknown key, another order, an invalid date, a class instance, a const that is not its value.
     const { count, ...withoutCount } = row;
     for (const odd of [

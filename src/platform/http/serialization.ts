@@ -32,7 +32,7 @@ export function sharedSerializerFactory(options: SerializerOptions = {}): Serial
     return (route) => {
       const key = `${context}:${JSON.stringify(route.schema)}`;
       let serialize = compiled.get(key);
-      if (!serialize) compiled.set(key, (serialize = withProjection(compile(route), route.schema, options)));
+      if (!serialize) compiled.set(key, (serialize = withProjection(() => compile(route), route.schema, options)));
       return serialize;
     };
   };
@@ -44,11 +44,13 @@ export function sharedSerializerFactory(options: SerializerOptions = {}): Serial
  */
 export const copiedReplySchemas = new Set<string>();
 
-function withProjection(fastJsonStringify: Serializer, schema: unknown, options: SerializerOptions): Serializer {
+function withProjection(compileFastJsonStringify: () => Serializer, schema: unknown, options: SerializerOptions): Serializer {
   const writer = compileReplyWriter(schema);
-  if (!writer) return fastJsonStringify;
+  if (!writer) return compileFastJsonStringify();
+  let compiled: Serializer | undefined;
+  const fastJsonStringify: Serializer = (data) => (compiled ??= compileFastJsonStringify())(data);
   const label = options.crossCheck ? titleOf(schema) : '';
-  const serialize = (data: unknown): string => {
+  const serialize = (data: unknown): string | Buffer => {
     let plain: unknown;
     try {
       // Most replies are built in their schema's exact shape: written as they are, no copy.
@@ -61,9 +63,12 @@ function withProjection(fastJsonStringify: Serializer, schema: unknown, options:
     } catch {
       return fastJsonStringify(data);
     }
-    return JSON.stringify(plain);
+    // As bytes: JSON.stringify gives a rope of parts, which Fastify's Content-Length and the
+    // socket write each flattened into a copy on the heap; encoded once here, neither copies.
+    return Buffer.from(JSON.stringify(plain));
   };
-  return options.crossCheck ? crossChecked(serialize, fastJsonStringify) : serialize;
+  // Fastify takes whatever the serialiser returns as the payload; a Buffer is sent as it is.
+  return (options.crossCheck ? crossChecked(serialize, fastJsonStringify) : serialize) as Serializer;
 }
 
 /** A reply schema's title, or that of the `data` it wraps (an envelope has none of its own). */
@@ -72,13 +77,14 @@ function titleOf(schema: unknown): string {
   return node?.title ?? node?.properties?.data?.title ?? node?.properties?.data?.items?.title ?? JSON.stringify(schema).slice(0, 80);
 }
 
-function crossChecked(serialize: Serializer, fastJsonStringify: Serializer): Serializer {
+function crossChecked(serialize: (data: unknown) => string | Buffer, fastJsonStringify: Serializer): (data: unknown) => string | Buffer {
   return (data: unknown) => {
-    const written = serialize(data);
+    const bytes = serialize(data);
+    const written = bytes.toString();
     const expected = fastJsonStringify(data);
     if (written !== expected) {
       throw new Error(`Reply projection differs from fast-json-stringify:\n  projected: ${written.slice(0, 2000)}\n  expected:  ${expected.slice(0, 2000)}`);
     }
-    return written;
+    return bytes;
   };
 }
