@@ -157,30 +157,39 @@ export function invoiceAmounts(lines: readonly LineAmounts[]): InvoiceAmounts {
   return { subtotalMinor, taxTotalMinor, totalMinor: subtotalMinor + taxTotalMinor };
 }
 
-/**
- * A stored amount as the API shows it: (1230n, "USD") -> "12.30", (150000n, "JPY") -> "1500";
- * null (a policy for any currency) keeps the spec's 2 decimals.
- */
-export function money(stored: bigint, currency: string | null): string {
-  if (currency === null) return toFixed({ units: stored, scale: STORED_SCALE }, STORED_SCALE);
-  return hundredthsAsAmount(stored, decimalsAllowed(currency));
-}
+/** A stored `*_minor` integer: a BigInt in the rules, decimal text (or a number on the embedded database) as read. */
+export type StoredAmount = bigint | string | number;
 
 /**
- * `formatAmount({ units: stored, scale: 2 }, currency)` by string operations on one digit
- * string: lists show many stored amounts, and the general path allocated a BigInt text per step.
+ * A stored amount as the API shows it: (1230n, "USD") -> "12.30", (150000n, "JPY") -> "1500";
+ * null (a policy for any currency) keeps the spec's 2 decimals. The amount may also be the
+ * driver's own reading of the column (decimal text, or a number on the embedded database):
+ * list pages show it without first making a BigInt of it.
  */
-function hundredthsAsAmount(stored: bigint, allowed: number): string {
-  const negative = stored < 0n;
-  const digits = (negative ? -stored : stored).toString().padStart(3, '0');
-  const whole = digits.slice(0, -2);
-  const tenths = digits.charCodeAt(digits.length - 2);
-  const hundredths = digits.charCodeAt(digits.length - 1);
+export function money(stored: StoredAmount, currency: string | null): string {
+  if (currency === null) return toFixed({ units: BigInt(stored), scale: STORED_SCALE }, STORED_SCALE);
+  return hundredthsAsAmount(typeof stored === 'string' ? stored : String(stored), decimalsAllowed(currency));
+}
+
+/** Zero as shown with 0, 1 or 2 decimals: the most common amount on a page (taxes, payments), with no new string each time. */
+const ZERO_SHOWN = ['0', '0.0', '0.00'] as const;
+
+/**
+ * `formatAmount({ units: stored, scale: 2 }, currency)` by string operations on the stored
+ * integer's decimal text: lists show many stored amounts, and the general path allocated a
+ * BigInt text per step.
+ */
+function hundredthsAsAmount(storedText: string, allowed: number): string {
+  if (storedText === '0') return ZERO_SHOWN[allowed]!;
+  const negative = storedText.charCodeAt(0) === 45; /* - */
+  const digits = negative || storedText.length < 3 ? (negative ? storedText.slice(1) : storedText).padStart(3, '0') : storedText;
+  const point = digits.length - 2;
+  const tenths = digits.charCodeAt(point);
+  const hundredths = digits.charCodeAt(point + 1);
   const needed = hundredths !== 48 /* 0 */ ? 2 : tenths !== 48 ? 1 : 0;
   const shown = needed <= allowed ? allowed : STORED_SCALE;
-  const sign = negative ? '-' : '';
-  if (shown === 0) return sign + whole;
-  return sign + whole + '.' + digits.slice(-2, digits.length - 2 + shown);
+  const whole = negative ? '-' + digits.slice(0, point) : digits.slice(0, point);
+  return shown === 0 ? whole : whole + '.' + digits.slice(point, point + shown);
 }
 
 /** A decimal with only the decimals it needs: "1.5000" -> "1.5", "20" -> "20". */

@@ -131,11 +131,11 @@ export function createInvoiceRules(db: InvoicingDb, events: EventLog) {
         },
         page,
       );
-      const ids = rows.map((row) => row.id);
+      const ids = rows.map((row) => String(row.id));
       const [lines, payments] = await Promise.all([repository.findLines(db, ctx, ids), repository.findPayments(db, ctx, ids)]);
-      const linesOf = groupBy(lines, (line) => line.invoice_id);
-      const paymentsOf = groupBy(payments, (payment) => payment.invoice_id);
-      return { rows: rows.map((row) => presentInvoice(row, linesOf.get(row.id) ?? [], paymentsOf.get(row.id) ?? [])), total };
+      const linesOf = groupBy(lines, (line) => String(line.invoice_id));
+      const paymentsOf = groupBy(payments, (payment) => String(payment.invoice_id));
+      return { rows: rows.map((row, index) => presentInvoice(row, linesOf.get(ids[index]!) ?? [], paymentsOf.get(ids[index]!) ?? [])), total };
     },
 
     /** Drafts only: the fields sent change; `line_items` replaces every line and the totals. */

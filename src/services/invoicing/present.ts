@@ -1,11 +1,15 @@
 import { decimalsAllowed, trimDecimalText } from '../../lib/money.js';
-import { money } from './amounts.js';
-import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow } from './repository.js';
+import { money, type StoredAmount } from './amounts.js';
+import type { ApprovalRow, CustomerRow, InvoiceRow, LineItemRow, PaymentRow, PolicyRow, RefundRow, StoredInvoice, StoredPayment } from './repository.js';
 import type { ApprovalPolicyView, ApprovalView, CreatedCustomerView, CustomerView, InvoiceView, LineItemView, PaymentView, RefundView } from './schemas.js';
 
 /** JSON ids are numbers; every id the API shows fits in JSON's exact range. */
-function jsonId(value: string): number {
+function jsonId(value: string | number | bigint): number {
   return Number(value);
+}
+
+function isZero(amount: StoredAmount): boolean {
+  return amount === '0' || amount === 0 || amount === 0n;
 }
 
 /** Field by field in the schema's order (notes last), so the reply is written without a copy. */
@@ -37,26 +41,29 @@ export function presentCreatedCustomer(row: CustomerRow): CreatedCustomerView {
 
 /** A line as shown in its invoice's currency. */
 export function presentLine(row: LineItemRow, currency: string): LineItemView {
+  const subtotal = money(row.subtotal_minor, currency);
   return {
     id: jsonId(row.id),
     description: row.description,
     quantity: trimDecimalText(row.quantity),
     unit_price: trimDecimalText(row.unit_price, decimalsAllowed(currency)),
     tax_rate: row.tax_rate === null ? null : trimDecimalText(row.tax_rate),
-    subtotal: money(row.subtotal_minor, currency),
+    subtotal,
     tax: money(row.tax_minor, currency),
-    total: money(row.subtotal_minor + row.tax_minor, currency),
+    total: isZero(row.tax_minor) ? subtotal : money(BigInt(row.subtotal_minor) + BigInt(row.tax_minor), currency),
   };
 }
 
-export function presentPayment(row: PaymentRow): PaymentView {
+/** A payment as the rules hold it or as read (lists of an invoice's payments are not converted). */
+export function presentPayment(row: PaymentRow | StoredPayment): PaymentView {
+  const refundable = BigInt(row.amount_minor) - BigInt(row.refunded_minor) - BigInt(row.reserved_minor);
   return {
     id: jsonId(row.id),
     invoice_id: jsonId(row.invoice_id),
     amount: money(row.amount_minor, row.currency),
     refunded_amount: money(row.refunded_minor, row.currency),
     pending_refund_amount: money(row.reserved_minor, row.currency),
-    refundable_amount: money(row.amount_minor - row.refunded_minor - row.reserved_minor, row.currency),
+    refundable_amount: money(refundable, row.currency),
     currency: row.currency,
     method: row.method,
     reference: row.reference,
@@ -66,11 +73,15 @@ export function presentPayment(row: PaymentRow): PaymentView {
 }
 
 /** What is still owed: nothing on paid or void invoices; refunds never make it due again. */
-export function amountDueMinor(row: InvoiceRow): bigint {
-  return row.status === 'void' ? 0n : row.total_minor - row.amount_paid_minor;
+export function amountDueMinor(row: Pick<InvoiceRow | StoredInvoice, 'status' | 'total_minor' | 'amount_paid_minor'>): bigint {
+  return row.status === 'void' ? 0n : BigInt(row.total_minor) - BigInt(row.amount_paid_minor);
 }
 
-export function presentInvoice(row: InvoiceRow, lines: readonly LineItemRow[], payments: readonly PaymentRow[]): InvoiceView {
+/** An invoice as the rules hold it, or as read for a list page (then its ids and amounts are not converted first). */
+export function presentInvoice(row: InvoiceRow | StoredInvoice, lines: readonly LineItemRow[], payments: readonly (PaymentRow | StoredPayment)[]): InvoiceView {
+  const total = money(row.total_minor, row.currency);
+  // Most invoices have nothing paid: what is due is then the total, the same string.
+  const amountDue = row.status !== 'void' && isZero(row.amount_paid_minor) ? total : money(amountDueMinor(row), row.currency);
   return {
     id: jsonId(row.id),
     number: row.number,
@@ -83,10 +94,10 @@ export function presentInvoice(row: InvoiceRow, lines: readonly LineItemRow[], p
     line_items: lines.map((line) => presentLine(line, row.currency)),
     subtotal: money(row.subtotal_minor, row.currency),
     tax_total: money(row.tax_total_minor, row.currency),
-    total: money(row.total_minor, row.currency),
+    total,
     amount_paid: money(row.amount_paid_minor, row.currency),
     amount_refunded: money(row.amount_refunded_minor, row.currency),
-    amount_due: money(amountDueMinor(row), row.currency),
+    amount_due: amountDue,
     payments: payments.map(presentPayment),
     finalized_at: row.finalized_at,
     paid_at: row.paid_at,

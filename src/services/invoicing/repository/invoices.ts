@@ -25,18 +25,6 @@ export interface InvoiceRow {
   updated_at: Date;
 }
 
-export interface LineItemRow {
-  id: string;
-  invoice_id: string;
-  position: number;
-  description: string;
-  quantity: string;
-  unit_price: string;
-  tax_rate: string | null;
-  subtotal_minor: bigint;
-  tax_minor: bigint;
-}
-
 // Invoice numbers
 
 /**
@@ -79,9 +67,10 @@ const issueDate = sql<string>`to_char(issue_date, 'YYYY-MM-DD')`.as('issue_date'
 const dueDate = sql<string>`to_char(due_date, 'YYYY-MM-DD')`.as('due_date');
 const INVOICE_SELECTION = [...INVOICE_COLUMNS, issueDate, dueDate] as const;
 
-type RawInvoice = Pick<OwnedRow<InvoicingInvoicesTable>, (typeof INVOICE_COLUMNS)[number]> & { issue_date: string; due_date: string };
+/** An invoice as read: ids and amounts as the driver hands them over (see `id` and `minor`). */
+export type StoredInvoice = Pick<OwnedRow<InvoicingInvoicesTable>, (typeof INVOICE_COLUMNS)[number]> & { issue_date: string; due_date: string };
 
-function toInvoice(row: RawInvoice): InvoiceRow {
+function toInvoice(row: StoredInvoice): InvoiceRow {
   return {
     ...row,
     id: id(row.id),
@@ -144,7 +133,7 @@ export async function findInvoice(db: InvoicingDb, owner: Owner, invoiceId: stri
   return row && toInvoice(row);
 }
 
-const invoiceList = invoices.list<{ status?: InvoiceStatus; customerId?: string }, RawInvoice>({
+const invoiceList = invoices.list<{ status?: InvoiceStatus; customerId?: string }, StoredInvoice>({
   filters: {
     status: (eb, status) => eb('status', '=', status),
     customerId: (eb, customerId) => eb('customer_id', '=', customerId),
@@ -152,9 +141,17 @@ const invoiceList = invoices.list<{ status?: InvoiceStatus; customerId?: string 
   select: (from) => from.select(INVOICE_SELECTION).orderBy('created_at', 'desc').orderBy('id', 'desc'),
 });
 
-export async function listInvoices(db: InvoicingDb, owner: Owner, filters: { status?: InvoiceStatus; customerId?: string }, page: PageRequest) {
-  const { rows, total } = await invoiceList.page(db, owner, filters, page);
-  return { rows: rows.map(toInvoice), total };
+/**
+ * A page of invoices as read, for display only: ids and amounts as the driver reads them
+ * (`StoredInvoice`), not converted into `InvoiceRow`, so a page costs no copy of its rows.
+ */
+export async function listInvoices(
+  db: InvoicingDb,
+  owner: Owner,
+  filters: { status?: InvoiceStatus; customerId?: string },
+  page: PageRequest,
+): Promise<{ rows: StoredInvoice[]; total: number }> {
+  return invoiceList.page(db, owner, filters, page);
 }
 
 export async function updateInvoice(db: InvoicingDb, owner: Owner, invoiceId: string, changes: InvoiceChanges): Promise<InvoiceRow> {
@@ -172,11 +169,11 @@ export async function deleteDraftInvoice(db: InvoicingDb, owner: Owner, invoiceI
 
 const LINE_COLUMNS = ['id', 'invoice_id', 'position', 'description', 'quantity', 'unit_price', 'tax_rate', 'subtotal_minor', 'tax_minor'] as const;
 
-type RawLine = Pick<OwnedRow<InvoicingLineItemsTable>, (typeof LINE_COLUMNS)[number]>;
-
-function toLine(row: RawLine): LineItemRow {
-  return { ...row, id: id(row.id), invoice_id: id(row.invoice_id), subtotal_minor: minor(row.subtotal_minor), tax_minor: minor(row.tax_minor) };
-}
+/**
+ * A line as read (ids and amounts as the driver hands them over): lines are only shown and
+ * re-priced from their text fields, never computed with, so they are not converted.
+ */
+export type LineItemRow = Pick<OwnedRow<InvoicingLineItemsTable>, (typeof LINE_COLUMNS)[number]>;
 
 export interface NewLine {
   position: number;
@@ -207,5 +204,5 @@ const linesOfInvoices = lineItems.statement((from, values: { invoiceIds: readonl
 /** The lines of the given invoices, in invoice and position order. */
 export async function findLines(db: InvoicingDb, owner: Owner, invoiceIds: readonly string[]): Promise<LineItemRow[]> {
   if (invoiceIds.length === 0) return [];
-  return (await linesOfInvoices.all(db, owner, { invoiceIds })).map(toLine);
+  return linesOfInvoices.all(db, owner, { invoiceIds });
 }

@@ -19,9 +19,10 @@ export interface PaymentRow {
 
 const PAYMENT_COLUMNS = ['id', 'invoice_id', 'amount_minor', 'refunded_minor', 'reserved_minor', 'currency', 'method', 'reference', 'paid_at', 'created_at', 'updated_at'] as const;
 
-type RawPayment = Pick<OwnedRow<InvoicingPaymentsTable>, (typeof PAYMENT_COLUMNS)[number]>;
+/** A payment as read: ids and amounts as the driver hands them over (see `id` and `minor`). */
+export type StoredPayment = Pick<OwnedRow<InvoicingPaymentsTable>, (typeof PAYMENT_COLUMNS)[number]>;
 
-function toPayment(row: RawPayment): PaymentRow {
+function toPayment(row: StoredPayment): PaymentRow {
   return {
     ...row,
     id: id(row.id),
@@ -68,10 +69,10 @@ const paymentsOfInvoices = payments.statement((from, values: { invoiceIds: reado
   from.select(PAYMENT_COLUMNS).where('invoice_id', '=', anyOf(values.invoiceIds)).orderBy('invoice_id').orderBy('id'),
 );
 
-/** The payments applied to the given invoices, in invoice and id order. */
-export async function findPayments(db: InvoicingDb, owner: Owner, invoiceIds: readonly string[]): Promise<PaymentRow[]> {
+/** The payments applied to the given invoices, in invoice and id order, as read (for display). */
+export async function findPayments(db: InvoicingDb, owner: Owner, invoiceIds: readonly string[]): Promise<StoredPayment[]> {
   if (invoiceIds.length === 0) return [];
-  return (await paymentsOfInvoices.all(db, owner, { invoiceIds })).map(toPayment);
+  return paymentsOfInvoices.all(db, owner, { invoiceIds });
 }
 
 /**
