@@ -329,13 +329,9 @@ type ExtrasProjection = (value: Record<string, unknown>, out: Record<string, unk
 
 /** Properties beyond `properties`: those `patternProperties` or `additionalProperties` let through, after the known ones. */
 function extraPropertiesProjection(node: Schema, known: readonly string[]): ExtrasProjection | undefined {
-  const additional = node.additionalProperties;
-  const patterns = Object.entries((node.patternProperties ?? {}) as Record<string, unknown>).map(([pattern, schema]) => ({
-    test: new RegExp(pattern),
-    project: projectionOf(schema).project,
-  }));
-  const rest = additional === undefined || additional === false ? undefined : additional === true ? identity : projectionOf(additional).project;
-  if (patterns.length === 0 && !rest) return undefined;
+  const extras = extraKeySchemas(node);
+  if (!extras) return undefined;
+  const { patterns, rest } = extras;
   return (value, out, afterKnown) => {
     for (const key of Object.keys(value)) {
       if (known.includes(key)) continue;
@@ -344,8 +340,8 @@ function extraPropertiesProjection(node: Schema, known: readonly string[]): Extr
       // Such keys would be listed before the known properties, or set the prototype.
       if (key === '__proto__' || (afterKnown && isIndexKey(key))) notPlain();
       const pattern = patterns.find((candidate) => candidate.test.test(key));
-      if (pattern) out[key] = pattern.project(field);
-      else if (rest) out[key] = rest(field);
+      if (pattern) out[key] = pattern.compiled.project(field);
+      else if (rest) out[key] = rest.project(field);
     }
   };
 }
@@ -356,21 +352,31 @@ function extraPropertiesProjection(node: Schema, known: readonly string[]): Extr
  * value of its schema's plain shape; undefined when the schema lets no extra key through.
  */
 function extraPropertiesCheck(node: Schema): ((key: string, field: unknown) => boolean) | undefined {
-  const additional = node.additionalProperties;
-  const patterns = Object.entries((node.patternProperties ?? {}) as Record<string, unknown>).map(([pattern, schema]) => ({
-    test: new RegExp(pattern),
-    isWrittenAsIs: projectionOf(schema).isWrittenAsIs,
-  }));
-  const rest = additional === undefined || additional === false ? undefined : additional === true ? always : projectionOf(additional).isWrittenAsIs;
-  if (patterns.length === 0 && !rest) return undefined;
+  const extras = extraKeySchemas(node);
+  if (!extras) return undefined;
+  const { patterns, rest } = extras;
   return (key, field) => {
     // Skipped by both the projection and JSON.stringify.
     if (field === undefined || typeof field === 'function' || typeof field === 'symbol') return true;
     if (key === '__proto__' || isIndexKey(key)) return false;
     const pattern = patterns.find((candidate) => candidate.test.test(key));
-    if (pattern) return pattern.isWrittenAsIs(field);
-    return rest ? rest(field) : false;
+    if (pattern) return pattern.compiled.isWrittenAsIs(field);
+    return rest ? rest.isWrittenAsIs(field) : false;
   };
+}
+
+/**
+ * The schemas of the keys an object lets through beyond `properties`: by key pattern
+ * (`patternProperties`), then any other (`additionalProperties`); undefined when it lets none.
+ */
+function extraKeySchemas(node: Schema): { patterns: { test: RegExp; compiled: Compiled }[]; rest: Compiled | undefined } | undefined {
+  const additional = node.additionalProperties;
+  const patterns = Object.entries((node.patternProperties ?? {}) as Record<string, unknown>).map(([pattern, schema]) => ({
+    test: new RegExp(pattern),
+    compiled: projectionOf(schema),
+  }));
+  const rest = additional === undefined || additional === false ? undefined : additional === true ? IDENTITY : projectionOf(additional);
+  return patterns.length === 0 && !rest ? undefined : { patterns, rest };
 }
 
 function arrayProjection(node: Schema): Compiled {
